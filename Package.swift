@@ -1,0 +1,84 @@
+// swift-tools-version:6.1
+// stressmon: edge firmware for a PPG stress monitor. See README.md and DESIGN notes in docs/.
+//
+// Layering (no back-edges): PulseDSP and StressModel are pure; Signals reads/writes recordings; Sensors,
+// Indicators and Store sit at the hardware/disk edges; Monitor wires them; stressmon is the CLI.
+import PackageDescription
+
+let package = Package(
+  name: "stressmon",
+  platforms: [.macOS(.v15)],
+  products: [
+    .executable(name: "stressmon", targets: ["stressmon"]),
+  ],
+  dependencies: [
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+  ],
+  targets: [
+    // MARK: - C system libraries and shims (hardware and disk edges only)
+    .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+    .systemLibrary(name: "CGPIOD", pkgConfig: "libgpiod", providers: [.apt(["libgpiod-dev"])]),
+    .systemLibrary(name: "CI2C", providers: [.apt(["libi2c-dev"])]),
+    .target(name: "CLinuxShim"),
+
+    // MARK: - Pure core
+    .target(name: "PulseDSP"),
+    .target(name: "StressModel"),
+    // The streaming analysis chain shared by `analyze` and the daemon: detector → IBI cleaning → HRV windows.
+    .target(name: "Analysis", dependencies: ["PulseDSP", "StressModel"]),
+
+    // MARK: - Data formats and configuration
+    .target(name: "Signals"),
+    .target(name: "Config"),
+    .target(name: "SyncWire", dependencies: ["StressModel"]),
+
+    // MARK: - Edges
+    // Thin typed wrappers over Linux device nodes (i2c-dev, spidev, GPIO character device).
+    .target(name: "LinuxIO", dependencies: ["CI2C", "CGPIOD", "CLinuxShim"]),
+    .target(
+      name: "Sensors",
+      dependencies: ["Signals", "Config", "LinuxIO", .product(name: "Logging", package: "swift-log")]
+    ),
+    .target(
+      name: "Indicators",
+      dependencies: ["StressModel", "LinuxIO", .product(name: "Logging", package: "swift-log")]
+    ),
+    .target(
+      name: "Store",
+      dependencies: ["StressModel", "CSQLite", "CLinuxShim", .product(name: "Logging", package: "swift-log")]
+    ),
+
+    // MARK: - Pipeline and CLI
+    .target(
+      name: "Monitor",
+      dependencies: [
+        "PulseDSP", "StressModel", "Analysis", "Signals", "Sensors", "Indicators", "Store", "Config",
+        .product(name: "Logging", package: "swift-log"),
+      ]
+    ),
+    .executableTarget(
+      name: "stressmon",
+      dependencies: [
+        "Monitor", "PulseDSP", "StressModel", "Analysis", "Signals", "Sensors", "Indicators", "Store", "Config",
+        "LinuxIO",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "Logging", package: "swift-log"),
+      ]
+    ),
+
+    // MARK: - Tests
+    .testTarget(name: "PulseDSPTests", dependencies: ["PulseDSP", "StressModel", "Signals", "TestSupport"]),
+    .testTarget(name: "StressModelTests", dependencies: ["StressModel", "TestSupport"]),
+    .testTarget(name: "AnalysisTests", dependencies: ["Analysis", "PulseDSP", "StressModel", "Signals", "TestSupport"]),
+    .testTarget(name: "LinuxIOTests", dependencies: ["LinuxIO", "TestSupport"]),
+    .testTarget(name: "SignalsTests", dependencies: ["Signals", "TestSupport"]),
+    .testTarget(name: "ConfigTests", dependencies: ["Config", "TestSupport"]),
+    .testTarget(name: "SensorsTests", dependencies: ["Sensors", "Signals", "TestSupport"]),
+    .testTarget(name: "IndicatorsTests", dependencies: ["Indicators", "StressModel", "TestSupport"]),
+    .testTarget(name: "StoreTests", dependencies: ["Store", "StressModel", "TestSupport"]),
+    .testTarget(name: "MonitorTests", dependencies: ["Monitor", "TestSupport"]),
+    .testTarget(name: "CLITests", dependencies: ["stressmon", "TestSupport"]),
+    .target(name: "TestSupport", path: "Tests/TestSupport"),
+  ]
+)

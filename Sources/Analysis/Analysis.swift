@@ -1,0 +1,1 @@
+// Analysis: the streaming chain detector → IBI cleaning → HRV windows → stress, shared by analyze and run.

@@ -1,0 +1,1 @@
+// The Config module. See README.md ("Architecture") for its place in the data flow.

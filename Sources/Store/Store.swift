@@ -1,0 +1,1 @@
+// The Store module. See README.md ("Architecture") for its place in the data flow.

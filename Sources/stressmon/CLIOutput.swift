@@ -1,0 +1,52 @@
+import FoundationEssentials
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// A failure the CLI reports as one line on stderr with a sysexits code.
+struct CLIFailure: Error {
+  var code: Int32
+  var message: String
+
+  static func usage(_ message: String) -> CLIFailure { CLIFailure(code: 64, message: message) }
+  static func badData(_ message: String) -> CLIFailure { CLIFailure(code: 65, message: message) }
+  static func noInput(_ message: String) -> CLIFailure { CLIFailure(code: 66, message: message) }
+  static func unavailable(_ message: String) -> CLIFailure { CLIFailure(code: 69, message: message) }
+  static func internalError(_ message: String) -> CLIFailure { CLIFailure(code: 70, message: message) }
+  static func cannotCreate(_ message: String) -> CLIFailure { CLIFailure(code: 73, message: message) }
+  static func ioError(_ message: String) -> CLIFailure { CLIFailure(code: 74, message: message) }
+}
+
+/// Where command output goes: results to stdout, diagnostics to stderr.
+enum CLIOutput {
+  static func line(_ text: String) {
+    print(text)
+  }
+
+  static func error(_ text: String) {
+    var message = "stressmon: " + text
+    if !message.hasSuffix("\n") { message += "\n" }
+    let bytes = Array(message.utf8)
+    var offset = 0
+    while offset < bytes.count {
+      let n = bytes[offset...].withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count) }
+      if n <= 0 { break }
+      offset += n
+    }
+  }
+
+  /// Encodes `value` as one JSON document on stdout (sorted keys, so output is stable for scripts and tests).
+  static func json<T: Encodable>(_ value: T, pretty: Bool = true) throws {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = pretty ? [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes] : [.sortedKeys]
+    encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+    let data = try encoder.encode(value)
+    print(String(decoding: data, as: UTF8.self))
+  }
+
+  /// Whether stderr is a terminal (progress bars only then).
+  static var stderrIsTerminal: Bool { isatty(2) == 1 }
+}

@@ -1,0 +1,8 @@
+import ArgumentParser
+
+/// Every subcommand, in the order `stressmon --help` lists them. One line per command keeps merges simple.
+enum CommandRegistry {
+  static let all: [any ParsableCommand.Type] = [
+    ScoreCommand.self,
+  ]
+}

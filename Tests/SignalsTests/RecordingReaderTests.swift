@@ -1,0 +1,116 @@
+import Signals
+import TestSupport
+import Testing
+
+@Suite("Reading and writing recordings")
+struct RecordingReaderTests {
+  @Test("A shared integer recording reads back every sample with scale 1 and its sidecar")
+  func readsIntegerRecording() throws {
+    let path = try SharedData.path("bsn_bvp_rest.csv")
+    let reader = try RecordingReader(path: path)
+    #expect(reader.scale == 1)
+    #expect(reader.channelNames == ["ppg"])
+    #expect(reader.sidecar?.fs == 1000)
+    let blocks = try reader.readAll()
+    #expect(blocks.reduce(0) { $0 + $1.count } == 105_750)
+    #expect(blocks.first?.channels[0].prefix(3) == [45324, 45276, 45224])
+    #expect(blocks.allSatisfy { $0.gapBefore == 0 })
+  }
+
+  @Test("Decimal BVP becomes fixed point with the decimals it has")
+  func readsDecimalRecording() throws {
+    let reader = try RecordingReader(path: try SharedData.path("nova_bvp.csv"))
+    #expect(reader.scale == 1000)
+    let first = try #require(try reader.nextBlock(maxSamples: 3))
+    #expect(first.channels[0] == [35069, 35069, 34935])
+    #expect(abs(reader.fileValue(first.channels[0][2]) - 34.935) < 1e-9)
+  }
+
+  @Test("The sidecar's start-up samples become a leading gap that keeps the timeline's indices")
+  func startupSkipIsAGap() throws {
+    let reader = try RecordingReader(path: try SharedData.path("bsn_fspo2_chn1.csv"))
+    let first = try #require(try reader.nextBlock(maxSamples: 10))
+    #expect(first.gapBefore == 2)
+    #expect(first.firstSampleIndex == 2)
+    #expect(first.channels[0][0] == 40057)
+  }
+
+  @Test("Writer and reader round-trip channels and gaps; blocks break at each gap")
+  func roundTripWithGaps() throws {
+    let dir = try TemporaryDirectory()
+    defer { dir.remove() }
+    let path = dir.file("capture.csv")
+    let writer = try RecordingWriter(path: path, channels: ["ir", "red"])
+    for i in 0..<10 { try writer.append([Int32(100_000 + i), Int32(-i)]) }
+    writer.markGap(5)
+    for i in 10..<13 { try writer.append([Int32(100_000 + i), Int32(-i)]) }
+    try writer.finish(sidecar: RecordingSidecar(fs: 100, polarity: .inverted))
+
+    let reader = try RecordingReader(path: path, channels: ["ir", "red"])
+    #expect(reader.sidecar?.fs == 100)
+    #expect(reader.sidecar?.polarity == .inverted)
+    #expect(reader.sidecar?.columns == ["ir", "red", "gap"])
+    let blocks = try reader.readAll()
+    #expect(blocks.count == 2)
+    #expect(blocks[0].count == 10 && blocks[0].gapBefore == 0 && blocks[0].firstSampleIndex == 0)
+    #expect(blocks[1].count == 3 && blocks[1].gapBefore == 5 && blocks[1].firstSampleIndex == 15)
+    #expect(blocks[1].channels[0] == [100_010, 100_011, 100_012])
+    #expect(blocks[1].channels[1] == [-10, -11, -12])
+    // The default column of a capture is IR.
+    #expect(try RecordingReader(path: path).channelNames == ["ir"])
+  }
+
+  @Test("Small blocks split the file without losing or repeating a sample")
+  func smallBlocks() throws {
+    let dir = try TemporaryDirectory()
+    defer { dir.remove() }
+    let path = try dir.write("x.csv", "ppg,gap\n" + (0..<50).map { "\($0),\($0 == 20 ? 3 : 0)" }.joined(separator: "\n"))
+    let reader = try RecordingReader(path: path)
+    var all: [Int32] = []
+    var gaps = 0
+    while let block = try reader.nextBlock(maxSamples: 7) {
+      all += block.channels[0]
+      gaps += block.gapBefore
+    }
+    #expect(all == (0..<50).map { Int32($0) })
+    #expect(gaps == 3)
+  }
+
+  @Test("Bad input names the file, the line and what to do", arguments: [
+    ("ppg\n1\n2\nabc\n4\n", "x.csv:4: 'abc'"),
+    ("", "has no samples"),
+    ("1\n2\n3\n", "not a header"),
+    ("time,value\n1,2\n", "none of the columns"),
+    ("ppg\n1\n99999999999\n", "too large"),
+  ])
+  func badInput(text: String, expected: String) throws {
+    let dir = try TemporaryDirectory()
+    defer { dir.remove() }
+    let path = try dir.write("x.csv", text)
+    do {
+      let reader = try RecordingReader(path: path)
+      _ = try reader.readAll()
+      Issue.record("no error for \(text)")
+    } catch {
+      #expect(error.description.contains(expected), "\(error.description)")
+      #expect(error.sysexitCode == 65)
+    }
+  }
+
+  @Test("A missing file is 'no input' (66) and names the path")
+  func missingFile() {
+    #expect(throws: RecordingError.notFound(path: "/nonexistent/x.csv")) {
+      _ = try RecordingReader(path: "/nonexistent/x.csv")
+    }
+  }
+
+  @Test("Windows line endings, quotes and a byte-order mark are tolerated")
+  func tolerantParsing() throws {
+    let dir = try TemporaryDirectory()
+    defer { dir.remove() }
+    let path = try dir.write("w.csv", "\u{FEFF}\"ppg\"\r\n\"1.5\"\r\n2.25\r\n\r\n-3\r\n")
+    let reader = try RecordingReader(path: path)
+    #expect(reader.scale == 100)
+    #expect(try reader.readAll().flatMap { $0.channels[0] } == [150, 225, -300])
+  }
+}

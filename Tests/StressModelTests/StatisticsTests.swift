@@ -1,0 +1,32 @@
+import StressModel
+import Testing
+
+@Suite("Descriptive statistics")
+struct StatisticsTests {
+  @Test("Percentiles interpolate linearly between ranks, as numpy's default")
+  func percentiles() {
+    let values = [15.0, 20, 35, 40, 50]
+    #expect(Statistics.percentile(values, 0) == 15)
+    #expect(Statistics.percentile(values, 100) == 50)
+    #expect(Statistics.percentile(values, 50) == 35)
+    // rank 0.4 × 4 = 1.6 → 20 + 0.6 × 15 = 29
+    #expect(abs(Statistics.percentile(values, 40)! - 29) < 1e-12)
+    #expect(Statistics.percentile([], 50) == nil)
+  }
+
+  @Test("Tukey fences keep the bulk and drop far points")
+  func outliers() {
+    let kept = Statistics.removingOutliers([10, 11, 12, 13, 14, 100, -50])
+    #expect(kept == [10, 11, 12, 13, 14])
+  }
+
+  @Test("Decimal formatting rounds half away from zero and pads")
+  func formatting() {
+    #expect((12.345).formatted(decimals: 1) == "12.3")
+    #expect((0.05).formatted(decimals: 1) == "0.1")
+    #expect((-3.14159).formatted(decimals: 2) == "-3.14")
+    #expect((7.0).formatted(decimals: 0) == "7")
+    #expect((2.5).formatted(decimals: 3) == "2.500")
+    #expect((-0.0001).formatted(decimals: 2) == "0.00")
+  }
+}
