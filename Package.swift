@@ -46,7 +46,7 @@ let package = Package(
     ),
     .target(
       name: "Store",
-      dependencies: ["StressModel", "CSQLite", "CLinuxShim", .product(name: "Logging", package: "swift-log")]
+      dependencies: ["StressModel", "SyncWire", "CSQLite", "CLinuxShim", .product(name: "Logging", package: "swift-log")]
     ),
 
     // MARK: - Pipeline and CLI
@@ -60,7 +60,7 @@ let package = Package(
     .executableTarget(
       name: "stressmon",
       dependencies: [
-        "Monitor", "PulseDSP", "StressModel", "Analysis", "Signals", "Sensors", "Indicators", "Store", "Config",
+        "Monitor", "PulseDSP", "StressModel", "Analysis", "Signals", "Sensors", "Indicators", "Store", "Config", "SyncWire",
         "LinuxIO",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
