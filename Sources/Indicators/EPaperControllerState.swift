@@ -52,6 +52,10 @@ struct EPaperControllerState {
   var command: SSD168xCommand?
   var parameters: [UInt8] = []
 
+  /// Frames of one-way drive that move a pixel all the way to the other colour. Fewer (a one-frame touch-up)
+  /// leave it as it was. Vendor waveforms flip pixels with 10-20 frames and touch up with 1-2; 8 sits between.
+  static let framesToFlip = 8
+
   // MARK: - Record
 
   var faults: [String] = []
@@ -269,7 +273,7 @@ struct EPaperControllerState {
         let previousWhite = optioned(ramBit(redRAM, x: x, row: row), option: redOption)
         if let drives {
           let drive = drives[(previousWhite ? 2 : 0) + (white ? 1 : 0)]
-          if drive != 0 { glass[x, y] = drive > 0 }
+          if abs(drive) >= Self.framesToFlip { glass[x, y] = drive > 0 }
         } else if case .otp(let mode) = lut, mode == 2 {
           if white != previousWhite { glass[x, y] = !white }
         } else {

@@ -15,7 +15,8 @@ import Musl
 /// What the glass does on an update: a mode-1 (full) waveform drives every pixel to the BW RAM; an OTP mode-2
 /// (partial) waveform drives only pixels whose BW bit differs from the RED RAM (the previous frame), so a wrong
 /// previous frame leaves stale pixels (ghosts), as on a real panel; a LUT written to the register is run by
-/// summing its drive per pixel transition (`SSD1680Waveform.netDrive`). Power-up RAM and glass are noise.
+/// summing its drive per pixel transition (`SSD1680Waveform.netDrive`): enough frames one way flip the pixel, a
+/// short touch-up does not. Power-up RAM and glass are noise.
 ///
 /// Anything a real chip would not accept (a command while BUSY or asleep, a display step without analog power or
 /// waveform, a MUX that does not match the panel) is recorded in `faults`.

@@ -99,22 +99,22 @@ public enum IconRenderer {
   /// Paper between the outline and the pattern, so a dense pattern does not merge with the outline.
   private static let gap = 1
 
-  /// Pixels of `mask` that have a pixel outside the mask (or the image edge) within `width` pixels.
+  /// Pixels of `mask` that have a pixel outside the mask (or beyond the image edge) within `width` pixels.
+  /// The nearest outside pixel to any inside pixel touches the shape (a step from it towards the inside pixel
+  /// would otherwise be a nearer outside pixel), so stamping a disc around each outside pixel that touches the
+  /// shape finds them all: work in proportion to the perimeter, not the area.
   private static func ring(of mask: Bitmap, width: Int) -> Bitmap {
     var ring = Bitmap(width: mask.width, height: mask.height)
     let reach = width
-    for y in 0..<mask.height {
-      for x in 0..<mask.width where mask[x, y] {
-        search: for dy in -reach...reach {
-          for dx in -reach...reach where dx * dx + dy * dy <= reach * reach {
-            let nx = x + dx
-            let ny = y + dy
-            if !mask.contains(x: nx, y: ny) || !mask[nx, ny] {
-              ring[x, y] = true
-              break search
-            }
-          }
-        }
+    var disc: [(Int, Int)] = []
+    for dy in -reach...reach {
+      for dx in -reach...reach where dx * dx + dy * dy <= reach * reach { disc.append((dx, dy)) }
+    }
+    for y in -1...mask.height {
+      for x in -1...mask.width where !mask[x, y] {
+        let touches = mask[x + 1, y] || mask[x - 1, y] || mask[x, y + 1] || mask[x, y - 1]
+        guard touches else { continue }
+        for (dx, dy) in disc where mask[x + dx, y + dy] { ring[x + dx, y + dy] = true }
       }
     }
     return ring

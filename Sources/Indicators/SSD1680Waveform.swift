@@ -119,7 +119,7 @@ public struct SSD1680Waveform: Sendable, Hashable {
   // MARK: - Decoding (the emulator runs what was written)
 
   /// The net drive a transition gets from LUT bytes: frames × repeats × direction, summed over every phase.
-  /// Positive ends black, negative white, zero leaves the pixel as it was.
+  /// Positive pushes towards black, negative towards white.
   public static func netDrive(of transition: Transition, lut bytes: [UInt8]) -> Int {
     guard bytes.count >= lutCount * groupCount + groupCount * 7 else { return 0 }
     var total = 0
