@@ -1,6 +1,6 @@
 /// Writes a `Bitmap` as a 1-bit greyscale PNG (ISO/IEC 15948 / RFC 2083) with no dependency: the zlib stream
-/// uses stored (uncompressed) deflate blocks (RFC 1951 §3.2.4), checked by Adler-32 (RFC 1950), and every chunk
-/// by CRC-32. A 296×128 frame is under 5 KB, which is small enough not to need compression.
+/// (RFC 1950, Adler-32 trailer) holds one fixed-Huffman deflate block from `Deflate`, every chunk carries a
+/// CRC-32. `zlibStored` (stored blocks, RFC 1951 §3.2.4) is kept as the simplest valid stream for tests.
 public enum PNGEncoder {
   // MARK: - Constants (PNG specification)
 
@@ -30,12 +30,20 @@ public enum PNGEncoder {
     header += [bitDepth, colourTypeGreyscale, 0, 0, 0]
     var file = signature
     file += chunk("IHDR", header)
-    file += chunk("IDAT", zlibStored(raw))
+    file += chunk("IDAT", zlibCompressed(raw))
     file += chunk("IEND", [])
     return file
   }
 
   // MARK: - Building blocks (internal for tests)
+
+  /// A zlib stream of one fixed-Huffman deflate block.
+  static func zlibCompressed(_ data: [UInt8]) -> [UInt8] {
+    var out: [UInt8] = [0x78, 0x01]
+    out += Deflate.compress(data)
+    out.appendBigEndian(adler32(data))
+    return out
+  }
 
   /// A zlib stream of stored deflate blocks.
   static func zlibStored(_ data: [UInt8]) -> [UInt8] {

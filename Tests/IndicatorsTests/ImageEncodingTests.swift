@@ -1,4 +1,4 @@
-import Indicators
+@testable import Indicators
 import StressModel
 import TestSupport
 import Testing
@@ -15,11 +15,35 @@ struct ImageEncodingTests {
     #expect(PNGEncoder.adler32(Array("Wikipedia".utf8)) == 0x11E6_0398)
   }
 
-  @Test("A PNG decodes back to the same pixels: signature, IHDR, CRCs, zlib header, stored blocks, Adler-32")
+  @Test("A PNG decodes back to the same pixels: signature, IHDR, CRCs, zlib header, deflate, Adler-32")
   func pngRoundTrip() throws {
     for image in [Self.picture, Self.picture.scaled(by: 3), Bitmap(width: 1, height: 1, ink: true)] {
-      let decoded = try PNGReader.decode(PNGEncoder.encode(image))
-      #expect(decoded == image)
+      let file = PNGEncoder.encode(image)
+      #expect(try PNGReader.decode(file) == image)
+      // Compression pays on panel pictures: under a third of the raw rows
+      if image.width > 100 { #expect(file.count * 3 < image.bytes.count) }
+    }
+  }
+
+  @Test("Deflate round-trips every kind of input: empty, runs, long repeats, all byte values, noise")
+  func deflateRoundTrip() throws {
+    var noise = [UInt8]()
+    var state: UInt32 = 7
+    for _ in 0..<70_000 {
+      state = state &* 1_103_515_245 &+ 12_345
+      noise.append(UInt8(truncatingIfNeeded: state >> 16))
+    }
+    let inputs: [[UInt8]] = [
+      [], [42], [UInt8](repeating: 0xFF, count: 100_000), Array(0...255) + Array(0...255) + [1, 2, 3],
+      Array((0..<40_000).map { UInt8(truncatingIfNeeded: $0 % 251) }), noise,
+    ]
+    for input in inputs {
+      let stream = PNGEncoder.zlibCompressed(input)
+      let (output, end) = try PNGReader.inflate(stream, from: 2)
+      #expect(output == input)
+      #expect(end + 4 == stream.count)
+      let stored = PNGEncoder.zlibStored(input)
+      #expect(try PNGReader.inflate(stored, from: 2).0 == input)
     }
   }
 
@@ -39,6 +63,70 @@ struct ImageEncodingTests {
 /// deflate blocks (the only kind the encoder writes; anything else is reported as unsupported).
 enum PNGReader {
   struct Invalid: Error { var reason: String }
+
+  /// Inflates stored and fixed-Huffman blocks (RFC 1951 §3.2.4, §3.2.6); returns the data and the index of the
+  /// first byte after the stream.
+  static func inflate(_ bytes: [UInt8], from start: Int) throws -> ([UInt8], Int) {
+    var out: [UInt8] = []
+    var bit = start * 8
+    func bits(_ n: Int) -> Int {  // LSB first
+      var value = 0
+      for k in 0..<n {
+        value |= Int((bytes[bit >> 3] >> UInt8(bit & 7)) & 1) << k
+        bit += 1
+      }
+      return value
+    }
+    func huffman(_ n: Int) -> Int {  // MSB first
+      var value = 0
+      for _ in 0..<n { value = value << 1 | bits(1) }
+      return value
+    }
+    func literal() -> Int {
+      var code = huffman(7)
+      if code <= 0b0010111 { return 256 + code }
+      code = code << 1 | bits(1)
+      if (0x30...0xBF).contains(code) { return code - 0x30 }
+      if (0xC0...0xC7).contains(code) { return 280 + code - 0xC0 }
+      code = code << 1 | bits(1)
+      return 144 + code - 0x190
+    }
+    let lengthBase = [3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163,
+                      195, 227, 258]
+    let lengthExtra = [0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0]
+    let distanceBase = [1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193, 257, 385, 513, 769, 1025, 1537, 2049,
+                        3073, 4097, 6145, 8193, 12289, 16385, 24577]
+    let distanceExtra = [0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13]
+    var final = 0
+    repeat {
+      final = bits(1)
+      switch bits(2) {
+      case 0:
+        bit = (bit + 7) / 8 * 8
+        let at = bit >> 3
+        let length = Int(bytes[at]) | Int(bytes[at + 1]) << 8
+        let check = Int(bytes[at + 2]) | Int(bytes[at + 3]) << 8
+        guard length ^ check == 0xFFFF else { throw Invalid(reason: "LEN/NLEN") }
+        out += bytes[(at + 4)..<(at + 4 + length)]
+        bit = (at + 4 + length) * 8
+      case 1:
+        while true {
+          let symbol = literal()
+          if symbol < 256 { out.append(UInt8(symbol)); continue }
+          if symbol == 256 { break }
+          let index = symbol - 257
+          let length = lengthBase[index] + bits(lengthExtra[index])
+          let code = huffman(5)
+          let distance = distanceBase[code] + bits(distanceExtra[code])
+          guard distance <= out.count else { throw Invalid(reason: "distance beyond the start") }
+          for _ in 0..<length { out.append(out[out.count - distance]) }
+        }
+      default:
+        throw Invalid(reason: "unsupported block type")
+      }
+    } while final == 0
+    return (out, (bit + 7) / 8)
+  }
 
   static func decode(_ file: [UInt8]) throws -> Bitmap {
     guard file.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) else { throw Invalid(reason: "signature") }
@@ -67,19 +155,8 @@ enum PNGReader {
     }
     guard sawEnd else { throw Invalid(reason: "no IEND") }
     guard (UInt16(idat[0]) << 8 | UInt16(idat[1])) % 31 == 0, idat[0] & 0x0F == 8 else { throw Invalid(reason: "zlib header") }
-    var raw: [UInt8] = []
-    var at = 2
-    while true {
-      let header = idat[at]
-      guard header & 0b110 == 0 else { throw Invalid(reason: "unsupported block type") }
-      let length = Int(idat[at + 1]) | Int(idat[at + 2]) << 8
-      let check = Int(idat[at + 3]) | Int(idat[at + 4]) << 8
-      guard length ^ check == 0xFFFF else { throw Invalid(reason: "LEN/NLEN") }
-      raw += idat[(at + 5)..<(at + 5 + length)]
-      at += 5 + length
-      if header & 1 == 1 { break }
-    }
-    let adler = idat[at..<(at + 4)].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+    let (raw, end) = try inflate(idat, from: 2)
+    let adler = idat[end..<(end + 4)].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
     guard adler == PNGEncoder.adler32(raw) else { throw Invalid(reason: "Adler-32") }
     let rowBytes = (width + 7) / 8
     guard raw.count == (rowBytes + 1) * height else { throw Invalid(reason: "data size") }
