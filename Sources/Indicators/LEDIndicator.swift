@@ -95,8 +95,13 @@ public actor LEDIndicator {
       let clock = self.clock
       let sleeper = Task { try await clock.sleep(untilMilliseconds: wake) }
       self.sleeper = sleeper
-      // A cancelled sleep means `show` changed the program: loop and write the new one.
-      _ = try? await sleeper.value
+      // A cancelled sleep means `show` changed the program (loop and write the new one) or this task was
+      // cancelled (the loop condition ends it).
+      await withTaskCancellationHandler {
+        _ = try? await sleeper.value
+      } onCancel: {
+        sleeper.cancel()
+      }
     }
   }
 
