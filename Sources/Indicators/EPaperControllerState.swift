@@ -125,8 +125,6 @@ struct EPaperControllerState {
       busyUntil = now + EPaperEmulator.softwareResetBusyMilliseconds
     case .masterActivation:
       activate(now: now)
-    case .writeBlackWhiteRAM, .writeRedRAM:
-      break
     default:
       break
     }
@@ -201,9 +199,13 @@ struct EPaperControllerState {
     let xStep = dataEntryMode & 0x01 != 0 ? 1 : -1
     let yStep = dataEntryMode & 0x02 != 0 ? 1 : -1
     if dataEntryMode & 0x04 == 0 {
-      if xCounter == xEnd { xCounter = xStart; yCounter = yCounter == yEnd ? yStart : yCounter + yStep } else { xCounter += xStep }
+      guard xCounter == xEnd else { xCounter += xStep; return }
+      xCounter = xStart
+      yCounter = yCounter == yEnd ? yStart : yCounter + yStep
     } else {
-      if yCounter == yEnd { yCounter = yStart; xCounter = xCounter == xEnd ? xStart : xCounter + xStep } else { yCounter += yStep }
+      guard yCounter == yEnd else { yCounter += yStep; return }
+      yCounter = yStart
+      xCounter = xCounter == xEnd ? xStart : xCounter + xStep
     }
   }
 
@@ -263,7 +265,9 @@ struct EPaperControllerState {
     case .otp: lutBytes = nil
     case .register(let bytes): lutBytes = bytes
     }
-    let drives = lutBytes.map { bytes in SSD1680Waveform.Transition.allCases.map { SSD1680Waveform.netDrive(of: $0, lut: bytes) } }
+    let drives = lutBytes.map { bytes in
+      SSD1680Waveform.Transition.allCases.map { SSD1680Waveform.netDrive(of: $0, lut: bytes) }
+    }
     for y in 0..<model.nativeHeight {
       // TB = 1 scans the gates from the last: RAM row (MUX − y) lands on glass row y.
       let row = gateScan & 0x01 != 0 ? mux - y : y

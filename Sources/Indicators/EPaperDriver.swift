@@ -69,7 +69,8 @@ public actor EPaperDriver {
   }
 
   /// Opens the real panel: the spidev node, then the GPIO chip and its DC (output), RST (output, high = run),
-  /// BUSY (input) and, if wired, PWR (output, high = panel powered) lines under the consumer `stressmon`. Throws `DeviceError` naming `/dev/spidevB.C` or the chip.
+  /// BUSY (input) and, if wired, PWR (output, high = panel powered) lines under the consumer `stressmon`.
+  /// Throws `DeviceError` naming `/dev/spidevB.C` or the chip.
   public static func open(
     model: EPaperModel, pins: EPaperPins, clock: any IndicatorClock = SystemIndicatorClock(),
     busyTimeoutMilliseconds: Int64 = defaultBusyTimeoutMilliseconds
@@ -146,7 +147,11 @@ public actor EPaperDriver {
     guard !isClosed else { return }
     isClosed = true
     if let power {
-      do { try power.set(false) } catch { logger.warning("could not switch the panel power off", metadata: ["error": "\(error)"]) }
+      do {
+        try power.set(false)
+      } catch {
+        logger.warning("could not switch the panel power off", metadata: ["error": "\(error)"])
+      }
     }
     for line in [dataCommand, reset, busy] + (power.map { [$0] } ?? []) { line.release() }
     chip?.close()

@@ -35,10 +35,10 @@ public enum PNGEncoder {
     return file
   }
 
-  // MARK: - Building blocks (internal for tests)
+  // MARK: - Building blocks (public so tests can check each layer)
 
   /// A zlib stream of one fixed-Huffman deflate block.
-  static func zlibCompressed(_ data: [UInt8]) -> [UInt8] {
+  public static func zlibCompressed(_ data: [UInt8]) -> [UInt8] {
     var out: [UInt8] = [0x78, 0x01]
     out += Deflate.compress(data)
     out.appendBigEndian(adler32(data))
@@ -46,7 +46,7 @@ public enum PNGEncoder {
   }
 
   /// A zlib stream of stored deflate blocks.
-  static func zlibStored(_ data: [UInt8]) -> [UInt8] {
+  public static func zlibStored(_ data: [UInt8]) -> [UInt8] {
     // CMF 0x78: deflate, 32 KiB window; FLG 0x01 makes (CMF·256 + FLG) a multiple of 31, no dictionary.
     var out: [UInt8] = [0x78, 0x01]
     var offset = 0

@@ -104,7 +104,9 @@ public enum PanelLayout {
   private static func nameHeight(scale: Int) -> Int { (BitmapFont.small.ascent + 1) * scale }
   private static func levelHeight(scale: Int) -> Int { BitmapFont.large.ascent * scale }
 
-  private static func drawName(_ content: PanelContent, into image: inout Bitmap, x: Int, y: Int, width: Int, scale: Int) -> Int {
+  private static func drawName(
+    _ content: PanelContent, into image: inout Bitmap, x: Int, y: Int, width: Int, scale: Int
+  ) -> Int {
     let font = BitmapFont.small
     let name = content.category?.displayName ?? "No reading"
     let fitted = font.width(of: name, scale: scale) <= width ? scale : 1

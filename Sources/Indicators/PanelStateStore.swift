@@ -46,7 +46,8 @@ public struct PanelStateStore: Sendable {
       return PanelState(frame: frame, category: category, lastRefreshSeconds: last, lastFullRefreshSeconds: lastFull,
                         partialsSinceFull: partials)
     } catch {
-      logger.warning("cannot read the panel state; the next refresh is full", metadata: ["path": "\(path)", "error": "\(error)"])
+      logger.warning("cannot read the panel state; the next refresh is full",
+                     metadata: ["path": "\(path)", "error": "\(error)"])
       return nil
     }
   }

@@ -59,7 +59,9 @@ public struct PanelState: Sendable, Hashable {
   }
 
   /// The state after a refresh of `mode` showing `frame` at `nowSeconds`.
-  public func after(_ mode: EPaperDriver.RefreshMode, frame: Bitmap, category: StressCategory?, nowSeconds: Int64) -> PanelState {
+  public func after(
+    _ mode: EPaperDriver.RefreshMode, frame: Bitmap, category: StressCategory?, nowSeconds: Int64
+  ) -> PanelState {
     PanelState(frame: frame, category: category, lastRefreshSeconds: nowSeconds,
                lastFullRefreshSeconds: mode == .full ? nowSeconds : lastFullRefreshSeconds,
                partialsSinceFull: mode == .full ? 0 : partialsSinceFull + 1)

@@ -106,8 +106,9 @@ struct RenderCommand: ParsableCommand {
     let value = try NumericOption.parse(level, flag: "--level", unit: "points", range: 0...100)
     guard StressCategory(level: value) == category else {
       throw CLIFailure.usage(
-        "--level \(level) is '\(StressCategory(level: value).rawValue)', not '\(category.rawValue)': give a level in "
-          + "\(range.lower.formatted(decimals: 0))-\(range.upper.formatted(decimals: 0)) or leave --level out")
+        "--level \(level) is '\(StressCategory(level: value).rawValue)', not '\(category.rawValue)': give a level from "
+          + "\(range.lower.formatted(decimals: 0)) to \(category == .high ? "" : "below ")"
+          + "\(range.upper.formatted(decimals: 0)), or leave --level out")
     }
     return value
   }

@@ -50,7 +50,8 @@ struct ColourVisionTests {
       // On a single LED the two rhythms differ within one 2 s period
       let a = LEDProgram(state: .category(pair.first), wiring: LEDWiring(chipLabel: "x", layout: .single(.offset(0))))
       let b = LEDProgram(state: .category(pair.second), wiring: LEDWiring(chipLabel: "x", layout: .single(.offset(0))))
-      #expect(stride(from: Int64(0), to: 2_000, by: 25).contains { (a.litMask(atElapsed: $0) != 0) != (b.litMask(atElapsed: $0) != 0) })
+      let instants = stride(from: Int64(0), to: 2_000, by: 25)
+      #expect(instants.contains { (a.litMask(atElapsed: $0) != 0) != (b.litMask(atElapsed: $0) != 0) })
     }
   }
 }

@@ -1,4 +1,4 @@
-@testable import Indicators
+import Indicators
 import StressModel
 import TestSupport
 import Testing

@@ -67,7 +67,8 @@ struct LEDIndicatorTests {
   func releasePath() async throws {
     // Given a bar with the high LED blinking
     let clock = VirtualIndicatorClock()
-    let wiring = LEDWiring(chipLabel: "sim", layout: .bar(relaxed: .offset(5), mild: .offset(6), moderate: .offset(13), high: .offset(19)))
+    let wiring = LEDWiring(
+      chipLabel: "sim", layout: .bar(relaxed: .offset(5), mild: .offset(6), moderate: .offset(13), high: .offset(19)))
     let (indicator, chip) = try LEDIndicator.simulated(wiring: wiring, clock: clock)
     try await indicator.show(.category(.high))
     #expect(chip.value(of: "offset 19") == true)

@@ -30,8 +30,9 @@ struct PanelLayoutTests {
       for j in (i + 1)..<4 {
         let differing = zip(patches[i], patches[j]).filter { $0 != $1 }.count
         // Then every pair differs in a fifth or more of them: the patterns alone tell them apart
+        let pair = "\(StressCategory.allCases[i]) vs \(StressCategory.allCases[j])"
         #expect(Double(differing) / Double(common.count) > 0.2,
-                "\(model.name): \(StressCategory.allCases[i]) vs \(StressCategory.allCases[j]) differ in \(differing) of \(common.count)")
+                "\(model.name): \(pair) differ in \(differing) of \(common.count)")
       }
     }
     // And the ink inside is each pattern's own density, in the table's order solid > crosshatch > diagonal, dots
