@@ -1,1 +1,0 @@
-// The Indicators module. See README.md ("Architecture") for its place in the data flow.

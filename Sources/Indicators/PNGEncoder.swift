@@ -1,0 +1,176 @@
+/// Writes a `Bitmap` as a 1-bit greyscale PNG (ISO/IEC 15948 / RFC 2083) with no dependency: the zlib stream
+/// (RFC 1950, Adler-32 trailer) holds one fixed-Huffman deflate block from `Deflate`, every chunk carries a
+/// CRC-32. `zlibStored` (stored blocks, RFC 1951 §3.2.4) is kept as the simplest valid stream for tests.
+public enum PNGEncoder {
+  // MARK: - Constants (PNG specification)
+
+  static let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+  /// IHDR: bit depth 1, colour type 0 (greyscale), deflate, adaptive filtering, no interlace.
+  static let bitDepth: UInt8 = 1
+  static let colourTypeGreyscale: UInt8 = 0
+  /// Filter type 0 (None) before every row.
+  static let filterNone: UInt8 = 0
+  /// Largest stored block: its length field is 16 bits.
+  static let maximumStoredBlock = 65_535
+
+  // MARK: - Public
+
+  /// The PNG file bytes. Ink is black (grey level 0), paper white (1).
+  public static func encode(_ bitmap: Bitmap) -> [UInt8] {
+    var raw: [UInt8] = []
+    raw.reserveCapacity((bitmap.rowBytes + 1) * bitmap.height)
+    let rows = bitmap.bytes
+    for y in 0..<bitmap.height {
+      raw.append(filterNone)
+      for index in 0..<bitmap.rowBytes { raw.append(~rows[y * bitmap.rowBytes + index]) }
+    }
+    var header: [UInt8] = []
+    header.appendBigEndian(UInt32(bitmap.width))
+    header.appendBigEndian(UInt32(bitmap.height))
+    header += [bitDepth, colourTypeGreyscale, 0, 0, 0]
+    var file = signature
+    file += chunk("IHDR", header)
+    file += chunk("IDAT", zlibCompressed(raw))
+    file += chunk("IEND", [])
+    return file
+  }
+
+  // MARK: - Building blocks (public so tests can check each layer)
+
+  /// A zlib stream of one fixed-Huffman deflate block.
+  public static func zlibCompressed(_ data: [UInt8]) -> [UInt8] {
+    var out: [UInt8] = [0x78, 0x01]
+    out += Deflate.compress(data)
+    out.appendBigEndian(adler32(data))
+    return out
+  }
+
+  /// A zlib stream of stored deflate blocks.
+  public static func zlibStored(_ data: [UInt8]) -> [UInt8] {
+    // CMF 0x78: deflate, 32 KiB window; FLG 0x01 makes (CMF·256 + FLG) a multiple of 31, no dictionary.
+    var out: [UInt8] = [0x78, 0x01]
+    var offset = 0
+    repeat {
+      let count = min(maximumStoredBlock, data.count - offset)
+      let isLast = offset + count == data.count
+      out.append(isLast ? 1 : 0)  // BFINAL, BTYPE 00 (stored), padded to the byte
+      out += [UInt8(count & 0xFF), UInt8(count >> 8), UInt8(~count & 0xFF), UInt8((~count >> 8) & 0xFF)]
+      out += data[offset..<(offset + count)]
+      offset += count
+    } while offset < data.count
+    out.appendBigEndian(adler32(data))
+    return out
+  }
+
+  static func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
+    var out: [UInt8] = []
+    out.appendBigEndian(UInt32(data.count))
+    let typed = Array(type.utf8) + data
+    out += typed
+    out.appendBigEndian(crc32(typed))
+    return out
+  }
+
+  /// CRC-32 (polynomial 0xEDB88320, reflected), as PNG chunks use.
+  public static func crc32(_ data: [UInt8]) -> UInt32 {
+    var crc: UInt32 = 0xFFFF_FFFF
+    for byte in data { crc = crcTable[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8) }
+    return crc ^ 0xFFFF_FFFF
+  }
+
+  /// Adler-32 (RFC 1950 §8), the zlib trailer.
+  public static func adler32(_ data: [UInt8]) -> UInt32 {
+    let modulus: UInt32 = 65_521
+    var a: UInt32 = 1
+    var b: UInt32 = 0
+    for byte in data {
+      a = (a + UInt32(byte)) % modulus
+      b = (b + a) % modulus
+    }
+    return b << 16 | a
+  }
+
+  private static let crcTable: [UInt32] = (0..<256).map { n in
+    var c = UInt32(n)
+    for _ in 0..<8 { c = c & 1 != 0 ? 0xEDB8_8320 ^ (c >> 1) : c >> 1 }
+    return c
+  }
+}
+
+/// Portable bitmap (Netpbm PBM, binary "P4"): the simplest 1-bit image file, also used for the panel's previous
+/// frame on disk (its comment lines carry the refresh-policy state, so the file stays viewable).
+public enum PBMCodec {
+  /// `P4`, optional `# comment` lines, `width height`, then packed rows with 1 = black, as `Bitmap` stores them.
+  public static func encode(_ bitmap: Bitmap, comments: [String] = []) -> [UInt8] {
+    var header = "P4\n"
+    for comment in comments { header += "# " + comment.filter { $0 != "\n" } + "\n" }
+    header += "\(bitmap.width) \(bitmap.height)\n"
+    return Array(header.utf8) + bitmap.bytes
+  }
+
+  /// Parses a P4 file. Returns the image and its comment lines (without "# ").
+  public static func decode(_ bytes: [UInt8]) throws(PBMError) -> (bitmap: Bitmap, comments: [String]) {
+    var index = 0
+    var comments: [String] = []
+    func skipSpaceAndComments() {
+      while index < bytes.count {
+        if bytes[index] == UInt8(ascii: "#") {
+          var end = index
+          while end < bytes.count && bytes[end] != UInt8(ascii: "\n") { end += 1 }
+          var text = String(decoding: bytes[(index + 1)..<end], as: UTF8.self)
+          if text.hasPrefix(" ") { text.removeFirst() }
+          comments.append(text)
+          index = end + 1
+        } else if [9, 10, 13, 32].contains(bytes[index]) {
+          index += 1
+        } else {
+          return
+        }
+      }
+    }
+    func number() throws(PBMError) -> Int {
+      skipSpaceAndComments()
+      var value = 0
+      var digits = 0
+      while index < bytes.count, bytes[index] >= 48, bytes[index] <= 57, digits < 7 {
+        value = value * 10 + Int(bytes[index] - 48)
+        index += 1
+        digits += 1
+      }
+      guard digits > 0 else { throw .malformed("expected a number at byte \(index)") }
+      return value
+    }
+    guard bytes.count >= 2, bytes[0] == UInt8(ascii: "P"), bytes[1] == UInt8(ascii: "4") else {
+      throw .malformed("not a binary PBM (P4) file")
+    }
+    index = 2
+    let width = try number()
+    let height = try number()
+    guard index < bytes.count, [9, 10, 13, 32].contains(bytes[index]) else { throw .malformed("no separator after the size") }
+    index += 1
+    let rowBytes = (width + 7) / 8
+    guard bytes.count - index == rowBytes * height,
+          let bitmap = Bitmap(width: width, height: height, packedRows: Array(bytes[index...]))
+    else {
+      throw .malformed("expected \(rowBytes * height) bytes of pixels for \(width)×\(height), found \(bytes.count - index)")
+    }
+    return (bitmap, comments)
+  }
+}
+
+/// A PBM file that cannot be read.
+public enum PBMError: Error, Equatable, CustomStringConvertible {
+  case malformed(String)
+
+  public var description: String {
+    switch self {
+    case .malformed(let reason): "malformed PBM image: \(reason)"
+    }
+  }
+}
+
+extension Array where Element == UInt8 {
+  mutating func appendBigEndian(_ value: UInt32) {
+    append(contentsOf: [UInt8(value >> 24), UInt8((value >> 16) & 0xFF), UInt8((value >> 8) & 0xFF), UInt8(value & 0xFF)])
+  }
+}

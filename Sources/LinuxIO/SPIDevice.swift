@@ -1,0 +1,77 @@
+import CLinuxShim
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// A spidev node (`/dev/spidevB.C`), opened and configured once, written in chunks the kernel accepts.
+///
+/// Locking: the file descriptor lives in a `Mutex`, so concurrent writers cannot interleave bytes of two
+/// transfers and `close()` cannot race a transfer.
+public final class SPIDevice: SPITransport {
+  // MARK: - Properties
+
+  public let path: String
+  public let configuration: SPIConfiguration
+  /// spidev refuses transfers longer than its `bufsiz` module parameter (4096 bytes by default,
+  /// drivers/spi/spidev.c); a 2.9" frame is 4736 bytes, so frames go out in chunks of this size.
+  public static let maximumTransferBytes = 4096
+  private let descriptor: Mutex<Int32>
+
+  // MARK: - Initialization
+
+  /// Opens and configures the node. Throws `DeviceError(kind: .spi)` naming `path` (missing node: SPI not
+  /// enabled; permission: user not in group `spi`).
+  public init(path: String = "/dev/spidev0.0", configuration: SPIConfiguration = .ePaper) throws {
+    self.path = path
+    self.configuration = configuration
+    let fd = retryingOnInterrupt { open(path, O_RDWR | O_CLOEXEC) }
+    guard fd >= 0 else { throw DeviceError(kind: .spi, path: path, operation: "open", errno: errno) }
+    let status = stressmon_spi_configure(fd, configuration.mode, configuration.bitsPerWord, configuration.speedHz)
+    if status < 0 {
+      closeDescriptor(fd)
+      throw DeviceError(kind: .spi, path: path, operation: "configure mode \(configuration.mode)", errno: -status)
+    }
+    descriptor = Mutex(fd)
+  }
+
+  deinit {
+    close()
+  }
+
+  // MARK: - Public
+
+  public func write(_ bytes: [UInt8]) throws {
+    try descriptor.withLock { fd in
+      guard fd >= 0 else {
+        throw DeviceError(kind: .spi, path: path, operation: "write", errno: EBADF, hint: "the device was closed")
+      }
+      var offset = 0
+      while offset < bytes.count {
+        let count = min(Self.maximumTransferBytes, bytes.count - offset)
+        let status = bytes.withUnsafeBufferPointer { buffer in
+          stressmon_spi_transfer(fd, buffer.baseAddress! + offset, nil, UInt32(count), configuration.speedHz)
+        }
+        if status < 0 {
+          throw DeviceError(kind: .spi, path: path, operation: "transfer \(count) bytes", errno: -status)
+        }
+        offset += count
+      }
+    }
+  }
+
+  public func close() {
+    descriptor.withLock { fd in
+      if fd >= 0 { closeDescriptor(fd) }
+      fd = -1
+    }
+  }
+}
+
+/// close(2) under a name the class's own `close()` does not shadow.
+private func closeDescriptor(_ fd: Int32) {
+  _ = close(fd)
+}

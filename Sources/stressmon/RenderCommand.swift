@@ -1,0 +1,165 @@
+import ArgumentParser
+import Indicators
+import StressModel
+
+/// `stressmon render`: draws what the e-ink panel would show, to a PNG or PBM file, without a panel.
+struct RenderCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "render",
+    abstract: "Draw the e-ink panel's picture for a category to a PNG or PBM file (preview, kiosk, docs).",
+    discussion: """
+      The panel shows the category so that it reads without colour: an icon (relaxed leaf, mild circle, \
+      moderate triangle, high square) filled with a pattern (solid, diagonal lines, dots, crosshatch), the \
+      category name, the stress level (0-100), HRV and heart rate, the time of the measurement and a status line.
+
+      Panels (pixels in reading orientation):
+        waveshare-2in13-v4   250×122   Waveshare 2.13" V4 (SSD1680)
+        waveshare-2in9-v2    296×128   Waveshare 2.9" V2 (SSD1680)
+        waveshare-1in54-v2   200×200   Waveshare 1.54" V2 (SSD1681)
+
+      The file type follows the extension of --out: .png (1-bit greyscale) or .pbm (Netpbm P4).
+
+      Examples:
+        stressmon render --category moderate --level 62 --hrv 31 --hr 84 --panel waveshare-2in13-v4 --out now.png
+        stressmon render --category relaxed --panel waveshare-1in54-v2 --status learning:12/30 --out preview.pbm
+      """
+  )
+
+  @Option(name: .long, help: ArgumentHelp("relaxed, mild, moderate or high.", valueName: "category"))
+  var category: String
+
+  @Option(name: .long, parsing: .unconditional, help: ArgumentHelp(
+    "Stress level 0-100 inside the category's range (default: the middle of the range).", valueName: "n"))
+  var level: String?
+
+  @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("HRV (SDNN) in ms to show (1-1000).", valueName: "ms"))
+  var hrv: String?
+
+  @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Heart rate in bpm to show (20-300).", valueName: "bpm"))
+  var hr: String?
+
+  @Option(name: .long, help: ArgumentHelp(
+    "waveshare-2in13-v4, waveshare-2in9-v2 or waveshare-1in54-v2.", valueName: "name"))
+  var panel: String
+
+  @Option(name: .long, help: ArgumentHelp("Output file, .png or .pbm.", valueName: "file"))
+  var out: String
+
+  @Option(name: .long, help: ArgumentHelp(
+    "Time of the measurement to show, HH:MM (default: now, local time).", valueName: "hh:mm"))
+  var time: String?
+
+  @Option(name: .long, help: ArgumentHelp(
+    "Status line item, repeatable: no-contact, learning[:N/M], offline:N (unsynced rows), clock.",
+    valueName: "status"))
+  var status: [String] = []
+
+  @Option(name: .long, help: ArgumentHelp("Enlarge the picture N times (1-8) for documents.", valueName: "n"))
+  var scale: Int = 1
+
+  @Flag(name: .long, help: "Print one JSON object describing the file on stdout.")
+  var json = false
+
+  func run() throws {
+    guard let category = StressCategory(rawValue: self.category.lowercased()) else {
+      throw CLIFailure.usage("--category must be relaxed, mild, moderate or high, got '\(self.category)'")
+    }
+    guard let model = EPaperModel.named(panel) else {
+      throw CLIFailure.usage("--panel must be one of \(EPaperModel.all.map(\.name).joined(separator: ", ")), got '\(panel)'")
+    }
+    guard (1...8).contains(scale) else { throw CLIFailure.usage("--scale must be 1-8, got \(scale)") }
+    let format = try Self.format(of: out)
+    let content = PanelContent(
+      category: category, level: try parsedLevel(category), hrvMs: try hrv.map {
+        try NumericOption.parse($0, flag: "--hrv", unit: "ms", range: StressCalculator.acceptedHRVMs)
+      },
+      heartRateBpm: try hr.map {
+        try NumericOption.parse($0, flag: "--hr", unit: "bpm", range: StressCalculator.acceptedHeartRateBpm)
+      },
+      measuredAt: try parsedTime(), status: try status.map(Self.parseStatus))
+    let rendered = PanelLayout.render(content, width: model.layoutWidth, height: model.layoutHeight)
+    let image = rendered.image.scaled(by: scale)
+    let bytes = format == "png"
+      ? PNGEncoder.encode(image)
+      : PBMCodec.encode(image, comments: ["stressmon render \(model.name) \(category.rawValue)"])
+    do {
+      try AtomicFile.write(bytes, to: out)
+    } catch {
+      throw CLIFailure.cannotCreate("cannot write \(error); check that the directory exists and is writable")
+    }
+    if json {
+      try CLIOutput.json(RenderOutput(
+        out: out, format: format, panel: model.name, width: image.width, height: image.height,
+        category: category.rawValue, icon: category.icon.rawValue, pattern: category.pattern.rawValue,
+        level: content.level.map { Int($0.rounded()) }, bytes: bytes.count,
+        alt: category.accessibilityText))
+    } else {
+      CLIOutput.line("Wrote \(out): \(model.title), \(image.width)×\(image.height), \(category.accessibilityText)")
+    }
+  }
+
+  // MARK: - Parsing
+
+  private func parsedLevel(_ category: StressCategory) throws -> Double {
+    let range = category.levelRange
+    guard let level else { return range.lower + 12 }
+    let value = try NumericOption.parse(level, flag: "--level", unit: "points", range: 0...100)
+    guard StressCategory(level: value) == category else {
+      throw CLIFailure.usage(
+        "--level \(level) is '\(StressCategory(level: value).rawValue)', not '\(category.rawValue)': give a level from "
+          + "\(range.lower.formatted(decimals: 0)) to \(category == .high ? "" : "below ")"
+          + "\(range.upper.formatted(decimals: 0)), or leave --level out")
+    }
+    return value
+  }
+
+  private func parsedTime() throws -> ClockTime {
+    guard let time else { return ClockTime.now() }
+    guard let parsed = ClockTime(time) else { throw CLIFailure.usage("--time needs HH:MM (24-hour), got '\(time)'") }
+    return parsed
+  }
+
+  static func parseStatus(_ text: String) throws -> PanelStatus {
+    let parts = text.lowercased().split(separator: ":", maxSplits: 1).map(String.init)
+    switch parts.first {
+    case "no-contact": return .noContact
+    case "clock": return .clockUnsynchronised
+    case "learning":
+      guard parts.count == 2 else { return .learningBaseline(windows: nil, needed: nil) }
+      let numbers = parts[1].split(separator: "/").compactMap { Int($0) }
+      guard numbers.count == 2, numbers[0] >= 0, numbers[1] > 0 else {
+        throw CLIFailure.usage("--status learning:N/M needs two whole numbers, e.g. learning:12/30, got '\(text)'")
+      }
+      return .learningBaseline(windows: numbers[0], needed: numbers[1])
+    case "offline":
+      guard parts.count == 2, let count = Int(parts[1]), count >= 0 else {
+        throw CLIFailure.usage("--status offline:N needs the number of unsynced measurements, e.g. offline:12, got '\(text)'")
+      }
+      return .offline(unsynced: count)
+    default:
+      throw CLIFailure.usage("--status must be no-contact, learning[:N/M], offline:N or clock, got '\(text)'")
+    }
+  }
+
+  static func format(of path: String) throws -> String {
+    let lower = path.lowercased()
+    if lower.hasSuffix(".png") { return "png" }
+    if lower.hasSuffix(".pbm") { return "pbm" }
+    throw CLIFailure.usage("--out must end in .png or .pbm, got '\(path)'")
+  }
+}
+
+/// The JSON shape of `stressmon render --json`.
+struct RenderOutput: Encodable {
+  var out: String
+  var format: String
+  var panel: String
+  var width: Int
+  var height: Int
+  var category: String
+  var icon: String
+  var pattern: String
+  var level: Int?
+  var bytes: Int
+  var alt: String
+}
