@@ -4,5 +4,7 @@ import ArgumentParser
 enum CommandRegistry {
   static let all: [any ParsableCommand.Type] = [
     ScoreCommand.self,
+    RecordCommand.self,
+    DoctorCommand.self,
   ]
 }
