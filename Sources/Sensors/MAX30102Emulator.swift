@@ -1,4 +1,5 @@
 import Config
+import Synchronization
 
 /// A register-level MAX3010x at 0x57 for tests and the simulated board: the real register map, a 32-sample FIFO
 /// with write/read pointers that advance on the injected clock, OVF_COUNTER, A_FULL, reset, shutdown, die
@@ -8,7 +9,10 @@ import Config
 /// Stricter than the part where that catches driver bugs: bits 23:18 of each FIFO word (not data, "don't care"
 /// in the datasheet) carry junk, so an unmasked read shows. Samples are computed when due, lazily, at each bus
 /// access; a FIFO left full for hours costs nothing (drops are only counted).
-public final class MAX30102Emulator: EmulatedI2CDevice {
+///
+/// Thread-safe: every entry point takes `lock`, so a test or the simulated board may put a finger on it while a
+/// source on another task reads it.
+public final class MAX30102Emulator: EmulatedI2CDevice, @unchecked Sendable {
   // MARK: - Types
 
   public struct Options: Sendable {
@@ -45,6 +49,8 @@ public final class MAX30102Emulator: EmulatedI2CDevice {
   public private(set) var options: Options
   private let clock: any SensorClock
   private let poweredOnAt: Int64
+  /// Guards all mutable state below.
+  private let lock = Mutex(())
 
   private var registers = [UInt8](repeating: 0, count: 256)
   private var status1: UInt8 = MAX30102Bits.powerReady
@@ -63,12 +69,9 @@ public final class MAX30102Emulator: EmulatedI2CDevice {
   private var runStart: Int64?
   private var producedInRun = 0
 
-  /// FIFO samples produced since power-on, pushed or dropped: the next sample's timeline index.
-  public private(set) var producedCount = 0
-  /// Samples dropped because the FIFO was full (or overwritten, with rollover on).
-  public private(set) var droppedCount = 0
-  /// Every pushed sample when `options.logsSamples`.
-  public private(set) var log: [Sample] = []
+  private var produced = 0
+  private var dropped = 0
+  private var pushedLog: [Sample] = []
 
   // MARK: - Initialization
 
@@ -83,19 +86,38 @@ public final class MAX30102Emulator: EmulatedI2CDevice {
 
   /// Puts a finger on (or takes it off) the sensor from now on.
   public func setFinger(_ finger: EmulatedFinger) {
-    advance()
-    options.finger = finger
+    lock.withLock { _ in
+      advance()
+      options.finger = finger
+    }
   }
 
   /// Unread samples in the FIFO now.
   public var unreadCount: Int {
-    advance()
-    return isFull ? MAX30102Bits.fifoDepth : (writePointer - readPointer) & 31
+    lock.withLock { _ in
+      advance()
+      return isFull ? MAX30102Bits.fifoDepth : (writePointer - readPointer) & 31
+    }
   }
+
+  /// FIFO samples produced since power-on, pushed or dropped: the next sample's timeline index.
+  public var producedCount: Int { lock.withLock { _ in produced } }
+  /// Samples dropped because the FIFO was full (or overwritten, with rollover on).
+  public var droppedCount: Int { lock.withLock { _ in dropped } }
+  /// Every pushed sample when `options.logsSamples`.
+  public var log: [Sample] { lock.withLock { _ in pushedLog } }
 
   // MARK: - EmulatedI2CDevice
 
   public func receive(_ bytes: [UInt8]) {
+    lock.withLock { _ in receiveLocked(bytes) }
+  }
+
+  public func transmit(count: Int) -> [UInt8] {
+    lock.withLock { _ in transmitLocked(count: count) }
+  }
+
+  private func receiveLocked(_ bytes: [UInt8]) {
     guard let first = bytes.first else { return }
     advance()
     registerPointer = first
@@ -105,7 +127,7 @@ public final class MAX30102Emulator: EmulatedI2CDevice {
     }
   }
 
-  public func transmit(count: Int) -> [UInt8] {
+  private func transmitLocked(count: Int) -> [UInt8] {
     advance()
     var out: [UInt8] = []
     out.reserveCapacity(count)
@@ -235,7 +257,7 @@ public final class MAX30102Emulator: EmulatedI2CDevice {
     let fifoConfiguration = registers[Int(MAX30102Register.fifoConfiguration)]
     if isFull {
       overflowCounter = min(MAX30102Bits.overflowCounterMaximum, overflowCounter + 1)
-      droppedCount += 1
+      dropped += 1
       guard fifoConfiguration & MAX30102Bits.rolloverEnable != 0 else { return }
       readPointer = (readPointer + 1) & 31  // rollover: the oldest sample is overwritten
     }
@@ -295,8 +317,8 @@ public final class MAX30102Emulator: EmulatedI2CDevice {
         // Everything still due is dropped: count it without computing it.
         let missed = due - producedInRun
         overflowCounter = min(MAX30102Bits.overflowCounterMaximum, overflowCounter + missed)
-        droppedCount += missed
-        producedCount += missed
+        dropped += missed
+        produced += missed
         producedInRun = due
         break
       }
@@ -313,7 +335,7 @@ public final class MAX30102Emulator: EmulatedI2CDevice {
     let bits = MAX30102Configuration.pulseWidths[Int(spo2 & 0x03)].1
     let quantum = Int64(1) << (18 - bits)
     var words = [UInt32](repeating: 0, count: 4)
-    var sample = Sample(index: producedCount)
+    var sample = Sample(index: produced)
     for (slot, led) in leds.enumerated() {
       let colour = self.colour(ofLED: led)
       var sum: Int64 = 0
@@ -322,11 +344,11 @@ public final class MAX30102Emulator: EmulatedI2CDevice {
         // The conversion's time: its end, on the part's clock.
         let time = Double(start - poweredOnAt) + Double(conversion + 1) * period
         sum += convert(colour: colour, led: led, seconds: time / 1e9, range: range, quantum: quantum,
-                       noiseIndex: producedCount * average + k)
+                       noiseIndex: produced * average + k)
       }
       let value = Int32(sum / Int64(average))
       let junk: UInt32 = options.junkInUnusedBits
-        ? UInt32(truncatingIfNeeded: DeterministicNoise.hash(producedCount, 77 + UInt64(slot))) & 0x3F : 0
+        ? UInt32(truncatingIfNeeded: DeterministicNoise.hash(produced, 77 + UInt64(slot))) & 0x3F : 0
       words[slot] = UInt32(value) | junk << 18
       switch colour {
       case .red?: sample.red = value
@@ -335,9 +357,9 @@ public final class MAX30102Emulator: EmulatedI2CDevice {
       case nil: break
       }
     }
-    if options.logsSamples { log.append(sample) }
+    if options.logsSamples { pushedLog.append(sample) }
     producedInRun += 1
-    producedCount += 1
+    produced += 1
     push(words, index: sample.index)
   }
 
