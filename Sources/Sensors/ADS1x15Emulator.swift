@@ -1,10 +1,11 @@
 import Config
+import Synchronization
 
 /// A register-level ADS1115/ADS1015 with an analog pulse sensor on one input: the pointer register, the config
 /// register, and in continuous mode a new conversion every 1/DR s (with the part's oscillator error) of the
 /// sensor's voltage. The sensor is modelled on the common "pulse sensor" boards: an amplified, filtered
-/// photoplethysmogram centred on half the 3.3 V supply, pulses up.
-public final class ADS1x15Emulator: EmulatedI2CDevice {
+/// photoplethysmogram centred on half the 3.3 V supply, pulses up. Thread-safe: entry points take `lock`.
+public final class ADS1x15Emulator: EmulatedI2CDevice, @unchecked Sendable {
   public struct Options: Sendable {
     public var part: SensorPart = .ads1115
     /// The input the sensor is wired to.
@@ -27,6 +28,8 @@ public final class ADS1x15Emulator: EmulatedI2CDevice {
   private var config = ADS1x15Register.configDefault
   private var thresholds: [UInt16] = [0x8000, 0x7FFF]
   private var runStart: Int64?
+  /// Guards the registers and the run.
+  private let lock = Mutex(())
 
   public init(waveform: PulseWaveform, clock: any SensorClock, options: Options = Options()) {
     self.waveform = waveform
@@ -36,6 +39,20 @@ public final class ADS1x15Emulator: EmulatedI2CDevice {
   }
 
   public func receive(_ bytes: [UInt8]) {
+    lock.withLock { _ in receiveLocked(bytes) }
+  }
+
+  public func transmit(count: Int) -> [UInt8] {
+    lock.withLock { _ in transmitLocked(count: count) }
+  }
+
+  /// The index of the latest completed conversion of the current run (nil before the first).
+  public func latestConversionIndex() -> Int? { lock.withLock { _ in latestIndex() } }
+
+  /// The value of conversion `index` of the current run (for tests).
+  public func conversion(index: Int) -> Int16 { lock.withLock { _ in sampleValue(index: index) } }
+
+  private func receiveLocked(_ bytes: [UInt8]) {
     guard let first = bytes.first else { return }
     pointer = first & 0x03
     guard bytes.count >= 3 else { return }
@@ -50,7 +67,7 @@ public final class ADS1x15Emulator: EmulatedI2CDevice {
     }
   }
 
-  public func transmit(count: Int) -> [UInt8] {
+  private func transmitLocked(count: Int) -> [UInt8] {
     let word: UInt16
     switch pointer {
     case ADS1x15Register.conversion: word = UInt16(bitPattern: latestConversion())
@@ -61,15 +78,13 @@ public final class ADS1x15Emulator: EmulatedI2CDevice {
     return (0..<count).map { $0 % 2 == 0 ? UInt8(word >> 8) : UInt8(word & 0xFF) }
   }
 
-  /// The index of the latest completed conversion, and the conversion value it would read.
-  public func latestConversionIndex() -> Int? {
+  private func latestIndex() -> Int? {
     guard let start = runStart else { return nil }
     let index = Int(Double(clock.now() - start) / period) - 1
     return index >= 0 ? index : nil
   }
 
-  /// The value of conversion `index` of the current run (for tests).
-  public func conversion(index: Int) -> Int16 {
+  private func sampleValue(index: Int) -> Int16 {
     guard let start = runStart else { return 0 }
     let time = Double(start - poweredOnAt) + Double(index + 1) * period
     let mux = Int(config >> 12 & 0x07)
@@ -92,7 +107,7 @@ public final class ADS1x15Emulator: EmulatedI2CDevice {
   }
 
   private func latestConversion() -> Int16 {
-    guard let index = latestConversionIndex() else { return 0 }
-    return conversion(index: index)
+    guard let index = latestIndex() else { return 0 }
+    return sampleValue(index: index)
   }
 }
