@@ -110,7 +110,7 @@ struct MAX30102DriverTests {
     _ = try fixture.run(for: 500 * ms, waits: [100 * ms])
     // When: a stall fills the FIFO, and the burst read breaks after 10 of its 16 samples.
     fixture.bus.injectFault(.busError(afterBytes: 60), onRegister: MAX30102Register.fifoData)
-    let blocks = try fixture.run(for: 2_000 * ms, waits: [450 * ms, 100 * ms])
+    let blocks = try fixture.poll(after: 450 * ms) + fixture.run(for: 1_000 * ms, waits: [100 * ms])
     // Then: a gap of the samples popped, flushed and dropped, sized from the clock within one sample; the
     // samples around it are the emulator's.
     let gapBlock = try #require(blocks.first { $0.gapBefore > 0 })
