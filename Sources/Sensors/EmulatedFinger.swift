@@ -41,6 +41,20 @@ public struct EmulatedFinger: Sendable, Equatable {
   }
 }
 
+extension EmulatedFinger {
+  /// Photodiode current in nA from an LED of `colour` driven at `milliamps`, with the normalised pulse wave at
+  /// `pulse` (ignored without a finger).
+  public func photocurrent(colour: LEDColour, milliamps: Double, pulse: Double) -> Double {
+    guard present else { return milliamps * leakage }
+    let (coupling, perfusion) = switch colour {
+    case .red: (redCoupling, redPerfusion)
+    case .ir: (irCoupling, irPerfusion)
+    case .green: (greenCoupling, greenPerfusion)
+    }
+    return milliamps * coupling * (1 - perfusion * pulse)
+  }
+}
+
 /// The physical colour of an LED.
 public enum LEDColour: Int, Sendable, CaseIterable {
   case red = 0, ir = 1, green = 2

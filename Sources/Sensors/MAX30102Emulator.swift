@@ -381,19 +381,9 @@ public final class MAX30102Emulator: EmulatedI2CDevice, @unchecked Sendable {
                     MAX30102Register.led3PulseAmplitude][led - 1]
     let milliamps = Double(registers[Int(register)]) * MAX30102Bits.milliampsPerStep
     let finger = options.finger
-    var nanoamps = 0.0
-    if let colour {
-      if finger.present {
-        let (coupling, perfusion) = switch colour {
-        case .red: (finger.redCoupling, finger.redPerfusion)
-        case .ir: (finger.irCoupling, finger.irPerfusion)
-        case .green: (finger.greenCoupling, finger.greenPerfusion)
-        }
-        nanoamps = milliamps * coupling * (1 - perfusion * waveform.value(at: seconds))
-      } else {
-        nanoamps = milliamps * finger.leakage
-      }
-    }
+    let nanoamps = colour.map {
+      finger.photocurrent(colour: $0, milliamps: milliamps, pulse: finger.present ? waveform.value(at: seconds) : 0)
+    } ?? 0
     let noise = finger.noiseCounts * DeterministicNoise.triangular(noiseIndex, UInt64(led))
     let counts = nanoamps / range * Double(1 << 18) + noise
     let clipped = Int64(min(Double(MAX30102Bits.fullScale), max(0, counts.rounded())))
