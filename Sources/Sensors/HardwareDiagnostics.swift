@@ -65,7 +65,7 @@ public enum HardwareDiagnostics {
     var groups = [gid_t](repeating: 0, count: Int(max(0, count)))
     let filled = getgroups(count, &groups)
     let member = getegid() == gid || groups.prefix(Int(max(0, filled))).contains(gid)
-    let user = String(cString: getpwuid(geteuid())?.pointee.pw_name ?? strdup("this user"))
+    let user = getpwuid(geteuid()).map { String(cString: $0.pointee.pw_name) } ?? "this user"
     if member {
       return DiagnosticCheck(name: name, status: .pass, detail: "\(user) is in group '\(group)'")
     }
