@@ -61,7 +61,7 @@ let package = Package(
       name: "stressmon",
       dependencies: [
         "Monitor", "PulseDSP", "StressModel", "Analysis", "Signals", "Sensors", "Indicators", "Store", "Config", "SyncWire",
-        "LinuxIO",
+        "LinuxIO", "CGPIOD",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ]
@@ -74,7 +74,7 @@ let package = Package(
     .testTarget(name: "LinuxIOTests", dependencies: ["LinuxIO", "TestSupport"]),
     .testTarget(name: "SignalsTests", dependencies: ["Signals", "TestSupport"]),
     .testTarget(name: "ConfigTests", dependencies: ["Config", "TestSupport"]),
-    .testTarget(name: "SensorsTests", dependencies: ["Sensors", "Signals", "TestSupport"]),
+    .testTarget(name: "SensorsTests", dependencies: ["Sensors", "Signals", "Config", "LinuxIO", "TestSupport"]),
     .testTarget(name: "IndicatorsTests", dependencies: ["Indicators", "StressModel", "TestSupport"]),
     .testTarget(name: "StoreTests", dependencies: ["Store", "StressModel", "TestSupport"]),
     .testTarget(name: "MonitorTests", dependencies: ["Monitor", "TestSupport"]),

@@ -4,6 +4,8 @@ import ArgumentParser
 enum CommandRegistry {
   static let all: [any ParsableCommand.Type] = [
     ScoreCommand.self,
+    RecordCommand.self,
+    DoctorCommand.self,
     RenderCommand.self,
   ]
 }

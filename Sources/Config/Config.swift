@@ -1,1 +1,0 @@
-// The Config module. See README.md ("Architecture") for its place in the data flow.

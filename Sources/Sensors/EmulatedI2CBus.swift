@@ -1,0 +1,114 @@
+import LinuxIO
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// A device on the emulated bus, at the level of bytes on the wire: a write transfer's first byte selects the
+/// register, the rest are written from there; a read transfer clocks bytes out from the register pointer.
+public protocol EmulatedI2CDevice: AnyObject {
+  /// A write transfer (register number first).
+  func receive(_ bytes: [UInt8])
+  /// A read transfer of `count` bytes from the current register pointer.
+  func transmit(count: Int) -> [UInt8]
+}
+
+/// A fault the emulated bus injects into a transfer.
+public enum I2CFault: Sendable, Equatable {
+  /// The device does not acknowledge its address: nothing is transferred, the call fails with EREMOTEIO
+  /// (what the Raspberry Pi's i2c-bcm2835 returns on a NACK).
+  case nack
+  /// The transfer breaks with EIO after `afterBytes` bytes of the read phase were clocked out of the device
+  /// (those bytes are gone from a FIFO, as on real hardware).
+  case busError(afterBytes: Int)
+}
+
+/// An I2C bus whose devices are emulators: `attach` a device at an address; any other address NACKs. Faults are
+/// injected on demand, by register and count, to test how drivers recover.
+public final class EmulatedI2CBus: I2CBus {
+  // MARK: - Properties
+
+  public let path: String
+  private var devices: [UInt8: any EmulatedI2CDevice] = [:]
+  private var faults: [(fault: I2CFault, register: UInt8?, skip: Int)] = []
+  /// Every transfer so far (a combined write-then-read counts once).
+  public private(set) var transferCount = 0
+  /// Transfers that failed because of an injected fault or an absent device.
+  public private(set) var failedTransferCount = 0
+
+  // MARK: - Initialization
+
+  public init(path: String = "emulated bus") { self.path = path }
+
+  // MARK: - Public
+
+  public func attach(_ device: any EmulatedI2CDevice, at address: UInt8) { devices[address] = device }
+
+  /// Removes a device: it NACKs from now on, as if unplugged.
+  public func detach(address: UInt8) { devices[address] = nil }
+
+  /// Makes a future transfer fail: the first one touching `register` (any register when nil) after `skip` such
+  /// transfers have gone through.
+  public func injectFault(_ fault: I2CFault, onRegister register: UInt8? = nil, skip: Int = 0) {
+    faults.append((fault, register, skip))
+  }
+
+  public var pendingFaultCount: Int { faults.count }
+
+  public func readRegister(address: UInt8, register: UInt8) throws(DeviceError) -> UInt8 {
+    try readRegisters(address: address, register: register, count: 1)[0]
+  }
+
+  public func writeRegister(address: UInt8, register: UInt8, value: UInt8) throws(DeviceError) {
+    try writeRegisters(address: address, register: register, bytes: [value])
+  }
+
+  public func readRegisters(address: UInt8, register: UInt8, count: Int) throws(DeviceError) -> [UInt8] {
+    let (device, fault) = try begin(address: address, register: register, operation: "read of \(count) bytes")
+    device.receive([register])
+    if case .busError(let afterBytes)? = fault {
+      _ = device.transmit(count: min(afterBytes, count))
+      throw failure(EIO, address: address, operation: "read of \(count) bytes from register \(hex(register))")
+    }
+    return device.transmit(count: count)
+  }
+
+  public func writeRegisters(address: UInt8, register: UInt8, bytes: [UInt8]) throws(DeviceError) {
+    let (device, fault) = try begin(address: address, register: register, operation: "write to register \(hex(register))")
+    if case .busError(let afterBytes)? = fault {
+      // A register write takes effect only when all its bytes arrived.
+      if afterBytes > bytes.count { device.receive([register] + bytes) }
+      throw failure(EIO, address: address, operation: "write to register \(hex(register))")
+    }
+    device.receive([register] + bytes)
+  }
+
+  // MARK: - Private
+
+  /// Counts the transfer, takes the fault due for it (if any), and NACKs absent devices and injected NACKs.
+  private func begin(
+    address: UInt8, register: UInt8, operation: String
+  ) throws(DeviceError) -> (any EmulatedI2CDevice, I2CFault?) {
+    transferCount += 1
+    guard let device = devices[address] else { throw failure(EREMOTEIO, address: address, operation: operation) }
+    var fault: I2CFault?
+    if let index = faults.firstIndex(where: { $0.register == nil || $0.register == register }) {
+      if faults[index].skip > 0 {
+        faults[index].skip -= 1
+      } else {
+        fault = faults.remove(at: index).fault
+      }
+    }
+    if fault == .nack { throw failure(EREMOTEIO, address: address, operation: operation) }
+    return (device, fault)
+  }
+
+  private func failure(_ code: Int32, address: UInt8, operation: String) -> DeviceError {
+    failedTransferCount += 1
+    return DeviceError(
+      kind: .i2c, path: path, operation: operation + " at \(hex(address))", errno: code,
+      hint: I2CDevice.hint(errno: code, address: address))
+  }
+}

@@ -1,0 +1,71 @@
+import LinuxIO
+
+/// Register access to devices on an I2C bus, as the drivers need it. The Linux implementation sits on
+/// `/dev/i2c-N`; `EmulatedI2CBus` answers from register-level emulators for tests and the simulated board.
+///
+/// Buses are not thread-safe: each is owned by one source (an actor) or one test.
+public protocol I2CBus: AnyObject {
+  /// The bus in messages: the device node, or "emulated bus".
+  var path: String { get }
+
+  /// Reads one 8-bit register (SMBus read byte data).
+  func readRegister(address: UInt8, register: UInt8) throws(DeviceError) -> UInt8
+
+  /// Writes one 8-bit register (SMBus write byte data).
+  func writeRegister(address: UInt8, register: UInt8, value: UInt8) throws(DeviceError)
+
+  /// Writes the register number, then reads `count` bytes in one combined transfer (burst FIFO reads, 16-bit
+  /// registers). Not limited to SMBus's 32-byte blocks.
+  func readRegisters(address: UInt8, register: UInt8, count: Int) throws(DeviceError) -> [UInt8]
+
+  /// Writes the register number followed by `bytes` in one transfer (16-bit registers).
+  func writeRegisters(address: UInt8, register: UInt8, bytes: [UInt8]) throws(DeviceError)
+}
+
+/// An I2C bus on Linux's i2c-dev (`/dev/i2c-N`). Owns the descriptor and closes it on deinit.
+public final class LinuxI2CBus: I2CBus {
+  // MARK: - Properties
+
+  public let path: String
+  private let device: I2CDevice
+  /// The address I2C_SLAVE last selected, to skip the ioctl when it has not changed.
+  private var selected: UInt8?
+
+  // MARK: - Initialization
+
+  /// Opens the node. ENOENT → enable I2C; EACCES → join group i2c (the error says so).
+  public init(path: String) throws(DeviceError) {
+    self.path = path
+    device = try I2CDevice.open(path: path)
+  }
+
+  deinit { try? device.close() }
+
+  // MARK: - Public
+
+  public func readRegister(address: UInt8, register: UInt8) throws(DeviceError) -> UInt8 {
+    try select(address)
+    return try device.readByteData(register: register, address: address)
+  }
+
+  public func writeRegister(address: UInt8, register: UInt8, value: UInt8) throws(DeviceError) {
+    try select(address)
+    try device.writeByteData(register: register, value: value, address: address)
+  }
+
+  public func readRegisters(address: UInt8, register: UInt8, count: Int) throws(DeviceError) -> [UInt8] {
+    try device.writeThenRead(address: address, bytes: [register], count: count)
+  }
+
+  public func writeRegisters(address: UInt8, register: UInt8, bytes: [UInt8]) throws(DeviceError) {
+    try device.write(address: address, bytes: [register] + bytes)
+  }
+
+  // MARK: - Private
+
+  private func select(_ address: UInt8) throws(DeviceError) {
+    guard selected != address else { return }
+    try device.setTarget(address: address)
+    selected = address
+  }
+}

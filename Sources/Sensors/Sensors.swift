@@ -1,1 +1,0 @@
-// The Sensors module. See README.md ("Architecture") for its place in the data flow.
