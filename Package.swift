@@ -30,7 +30,7 @@ let package = Package(
 
     // MARK: - Data formats and configuration
     .target(name: "Signals"),
-    .target(name: "Config"),
+    .target(name: "Config", dependencies: ["LinuxIO"]),
     .target(name: "SyncWire", dependencies: ["StressModel"]),
 
     // MARK: - Edges
@@ -61,7 +61,7 @@ let package = Package(
       name: "stressmon",
       dependencies: [
         "Monitor", "PulseDSP", "StressModel", "Analysis", "Signals", "Sensors", "Indicators", "Store", "Config", "SyncWire",
-        "LinuxIO", "CGPIOD",
+        "LinuxIO",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ]

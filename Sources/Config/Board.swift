@@ -1,3 +1,5 @@
+import LinuxIO
+
 /// One board: where the sensor, the LEDs and the e-paper panel are wired. Loaded from `boards/<name>.toml`
 /// (schema and examples: docs/boards.md). The single source of truth for the pin map.
 public struct Board: Sendable, Equatable {
@@ -119,48 +121,35 @@ public struct GPIOSettings: Sendable, Equatable {
   public init(chipLabel: String?) { self.chipLabel = chipLabel }
 }
 
-/// A GPIO line by the name the device tree gives it ("GPIO17") or by offset on the chip.
-public enum GPIOLineReference: Sendable, Equatable, CustomStringConvertible {
-  case name(String)
-  case offset(Int)
-
-  public var description: String {
-    switch self {
-    case .name(let name): name
-    case .offset(let offset): "line \(offset)"
-    }
-  }
-}
-
-/// How the category LEDs are wired.
-public enum LEDWiring: String, Sendable, CaseIterable {
-  /// One RGB LED: lines are red, green, blue.
-  case rgb
-  /// Four LEDs, one per category: lines are relaxed, mild, moderate, high.
-  case bar
-  /// One LED: the blink pattern alone carries the category.
-  case single
-  case none
-
-  /// How many lines the wiring needs.
-  public var lineCount: Int {
-    switch self {
-    case .rgb: 3
-    case .bar: 4
-    case .single: 1
-    case .none: 0
-    }
-  }
-}
-
 /// `[leds]`.
 public struct LEDSettings: Sendable, Equatable {
-  public var wiring: LEDWiring
-  public var lines: [GPIOLineReference]
+  /// How the category LEDs are wired.
+  public enum Wiring: String, Sendable, CaseIterable {
+    /// One RGB LED: lines are red, green, blue.
+    case rgb
+    /// Four LEDs, one per category: lines are relaxed, mild, moderate, high.
+    case bar
+    /// One LED: the blink pattern alone carries the category.
+    case single
+    case none
+
+    /// How many lines the wiring needs.
+    public var lineCount: Int {
+      switch self {
+      case .rgb: 3
+      case .bar: 4
+      case .single: 1
+      case .none: 0
+      }
+    }
+  }
+
+  public var wiring: Wiring
+  public var lines: [GPIOLineID]
   /// true when the LED lights with the line low (LED to 3.3 V through the resistor).
   public var activeLow: Bool
 
-  public init(wiring: LEDWiring, lines: [GPIOLineReference], activeLow: Bool) {
+  public init(wiring: Wiring, lines: [GPIOLineID], activeLow: Bool) {
     self.wiring = wiring
     self.lines = lines
     self.activeLow = activeLow
@@ -179,15 +168,15 @@ public enum PanelModel: String, Sendable, CaseIterable {
 public struct EPaperSettings: Sendable, Equatable {
   public var panel: PanelModel
   public var spi: String?
-  public var dc: GPIOLineReference?
-  public var rst: GPIOLineReference?
-  public var busy: GPIOLineReference?
+  public var dc: GPIOLineID?
+  public var rst: GPIOLineID?
+  public var busy: GPIOLineID?
   /// Simulated panel: the PNG/PBM file each refresh is written to (relative paths: the working directory).
   public var output: String?
 
   public init(
-    panel: PanelModel, spi: String? = nil, dc: GPIOLineReference? = nil, rst: GPIOLineReference? = nil,
-    busy: GPIOLineReference? = nil, output: String? = nil
+    panel: PanelModel, spi: String? = nil, dc: GPIOLineID? = nil, rst: GPIOLineID? = nil,
+    busy: GPIOLineID? = nil, output: String? = nil
   ) {
     self.panel = panel
     self.spi = spi

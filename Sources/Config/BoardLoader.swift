@@ -1,3 +1,4 @@
+import LinuxIO
 /// Turns a parsed board file into a `Board`, checking names, types and required keys. Unknown sections and keys
 /// are errors (a typo like `sampel_rate` would otherwise be ignored silently), each naming the file and line.
 public enum BoardLoader {
@@ -104,7 +105,7 @@ public enum BoardLoader {
 
   private static func ledSettings(_ section: inout Section?, path: String) throws(ConfigError) -> LEDSettings {
     guard section != nil else { return LEDSettings(wiring: .none, lines: [], activeLow: false) }
-    let wiring = try section!.choice("wiring", LEDWiring.self, required: true)!
+    let wiring = try section!.choice("wiring", LEDSettings.Wiring.self, required: true)!
     let lines = try section!.lineList("lines") ?? []
     let activeLow = try section!.bool("active_low") ?? false
     if lines.count != wiring.lineCount {
@@ -244,7 +245,7 @@ private struct Section {
     return value
   }
 
-  mutating func lineReference(_ key: String) throws(ConfigError) -> GPIOLineReference? {
+  mutating func lineReference(_ key: String) throws(ConfigError) -> GPIOLineID? {
     guard let entry = try entry(key, required: false, hint: "") else { return nil }
     guard let reference = Self.lineReference(entry.value) else {
       throw wrongType(key, entry, "a line name in quotes (\"GPIO25\") or an offset (25)")
@@ -252,10 +253,10 @@ private struct Section {
     return reference
   }
 
-  mutating func lineList(_ key: String) throws(ConfigError) -> [GPIOLineReference]? {
+  mutating func lineList(_ key: String) throws(ConfigError) -> [GPIOLineID]? {
     guard let entry = try entry(key, required: false, hint: "") else { return nil }
     guard case .array(let items) = entry.value else { throw wrongType(key, entry, "an array like [\"GPIO5\", \"GPIO6\"]") }
-    var references: [GPIOLineReference] = []
+    var references: [GPIOLineID] = []
     for item in items {
       guard let reference = Self.lineReference(item) else {
         throw wrongType(key, entry, "an array of line names (\"GPIO5\") or offsets (5)")
@@ -265,10 +266,10 @@ private struct Section {
     return references
   }
 
-  private static func lineReference(_ value: TOMLValue) -> GPIOLineReference? {
+  private static func lineReference(_ value: TOMLValue) -> GPIOLineID? {
     switch value {
     case .string(let name) where !name.isEmpty: .name(name)
-    case .integer(let offset) where offset >= 0 && offset < 4096: .offset(Int(offset))
+    case .integer(let offset) where offset >= 0 && offset < 4096: .offset(UInt32(offset))
     default: nil
     }
   }

@@ -94,6 +94,29 @@ public final class GPIODChip: GPIOChip {
     return GPIODLine(chip: self, offset: offset, token: token, label: "\(chipLabel) \(line)")
   }
 
+  /// What `gpioinfo` would say about the chip: its device name and number of lines; nil once closed.
+  public func chipInfo() -> (name: String, lineCount: Int)? {
+    handles.withLock { handles in
+      guard let chip = handles.chip else { return nil }
+      return (String(cString: gpiod_chip_name(chip)), Int(gpiod_chip_num_lines(chip)))
+    }
+  }
+
+  /// Looks a line up without requesting it: nil when the chip has no such line, else whether another consumer
+  /// holds it and who (for `stressmon doctor`).
+  public func inspect(_ line: GPIOLineID) -> (inUse: Bool, consumer: String?)? {
+    handles.withLock { handles in
+      guard let chip = handles.chip else { return nil }
+      let handle: OpaquePointer?
+      switch line {
+      case .name(let name): handle = gpiod_chip_find_line(chip, name)
+      case .offset(let offset): handle = gpiod_chip_get_line(chip, offset)
+      }
+      guard let handle else { return nil }
+      return (gpiod_line_is_used(handle), gpiod_line_consumer(handle).map { String(cString: $0) })
+    }
+  }
+
   public func close() {
     handles.withLock { handles in
       for (_, line) in handles.lines { gpiod_line_release(line.handle) }

@@ -1,5 +1,4 @@
 import ArgumentParser
-import CGPIOD
 import Config
 import LinuxIO
 import Sensors
@@ -134,10 +133,10 @@ struct DoctorCommand: AsyncParsableCommand {
     return checks
   }
 
-  // MARK: - GPIO (libgpiod v1, directly: the chip by label, the lines by name)
+  // MARK: - GPIO (the chip by label, the lines by name, through LinuxIO)
 
   private func gpioChecks(_ board: Board) -> [DiagnosticCheck] {
-    var lines: [(String, GPIOLineReference)] = board.leds.lines.enumerated().map { ("LED \($0.offset + 1)", $0.element) }
+    var lines: [(String, GPIOLineID)] = board.leds.lines.enumerated().map { ("LED \($0.offset + 1)", $0.element) }
     if board.epaper.panel != .none {
       for (role, line) in [("e-paper DC", board.epaper.dc), ("e-paper RST", board.epaper.rst),
                            ("e-paper BUSY", board.epaper.busy)] {
@@ -150,33 +149,29 @@ struct DoctorCommand: AsyncParsableCommand {
     guard let label = board.gpio.chipLabel else {
       return [DiagnosticCheck(name: "gpio chip", status: .skip, detail: "the board has no LEDs or panel")]
     }
-    guard let chip = gpiod_chip_open_by_label(label) else {
-      let code = errno
-      let detail = "no GPIO chip labelled '\(label)' (\(String(cString: strerror(code))))"
+    let chip: GPIODChip
+    do {
+      chip = try GPIODChip(label: label)
+    } catch {
+      let detail = "no GPIO chip labelled '\(label)' (\((error as? DeviceError)?.systemMessage ?? "\(error)"))"
       return [
         DiagnosticCheck(name: "gpio chip", status: .fail, detail: detail, fix: DeviceKind.gpio.enableHint),
         DiagnosticCheck(name: "gpio lines", status: .skip, detail: "needs the GPIO chip"),
       ]
     }
-    defer { gpiod_chip_close(chip) }
-    let chipName = String(cString: gpiod_chip_name(chip))
+    defer { chip.close() }
+    let (chipName, lineCount) = chip.chipInfo() ?? (label, 0)
     var checks = [DiagnosticCheck(
-      name: "gpio chip", status: .pass,
-      detail: "'\(label)' is /dev/\(chipName) with \(gpiod_chip_num_lines(chip)) lines")]
+      name: "gpio chip", status: .pass, detail: "'\(label)' is /dev/\(chipName) with \(lineCount) lines")]
     for (role, reference) in lines {
-      let line: OpaquePointer?
-      switch reference {
-      case .name(let name): line = gpiod_chip_find_line(chip, name)
-      case .offset(let offset): line = gpiod_chip_get_line(chip, UInt32(offset))
-      }
-      guard let line else {
+      guard let info = chip.inspect(reference) else {
         checks.append(DiagnosticCheck(
           name: "gpio line", status: .fail, detail: "\(role): no line \(reference) on '\(label)'",
           fix: "check the board file's line names against 'gpioinfo \(chipName)'"))
         continue
       }
-      if gpiod_line_is_used(line) {
-        let consumer = gpiod_line_consumer(line).map { String(cString: $0) } ?? "another program"
+      if info.inUse {
+        let consumer = info.consumer ?? "another program"
         checks.append(DiagnosticCheck(
           name: "gpio line", status: .fail, detail: "\(role): \(reference) is in use by \(consumer)",
           fix: "stop \(consumer) or pick a free line ('gpioinfo \(chipName)')"))
