@@ -5,5 +5,6 @@ enum CommandRegistry {
   static let all: [any ParsableCommand.Type] = [
     ScoreCommand.self,
     RenderCommand.self,
+    ReportCommand.self,
   ]
 }
