@@ -52,22 +52,10 @@ enum DayReportLayout {
     var heartRate = ReportGroup(label: "Heart rate in beats per minute")
     heartRate.add(.rect(geometry.heartRate.rect, fill: .solid(ReportStyle.paper)))
 
-    let unmeasured = outerSpans(timeline)
-    for (group, axis) in [(0, geometry.stress), (1, geometry.hrv), (2, geometry.heartRate)] {
-      // Hatching first, then the grid over it (hour lines help read the time of a session), then the names
-      var items = ReportGroup(label: "")
-      var names = ReportGroup(label: "")
-      for span in timeline.spans + unmeasured where !isCategory(span.kind) {
-        addOverlay(span, axis: axis, time: geometry.time, named: group == 0, to: &items, names: &names)
-      }
-      addGrid(axis: axis, time: geometry.time, horizontal: group != 0, to: &items)
-      items.items += names.items
-      switch group {
-      case 0: stress.items += items.items
-      case 1: hrv.items += items.items
-      default: heartRate.items += items.items
-      }
-    }
+    let unscored = (timeline.spans + outerSpans(timeline)).filter { !isCategory($0.kind) }
+    stress.items += hatching(unscored, axis: geometry.stress, time: geometry.time, named: true)
+    hrv.items += hatching(unscored, axis: geometry.hrv, time: geometry.time, named: false)
+    heartRate.items += hatching(unscored, axis: geometry.heartRate, time: geometry.time, named: false)
     for run in timeline.goodRuns {
       addLine(run, value: \.stressLevel, axis: geometry.stress, time: geometry.time, colour: ReportStyle.stressLine,
               what: "Stress level", unit: "", to: &stress)
@@ -172,16 +160,25 @@ enum DayReportLayout {
     return Rect(x: axis.rect.x, y: top, width: axis.rect.width, height: bottom - top + 1)
   }
 
-  private static func addGrid(axis: ValueAxis, time: TimeAxis, horizontal: Bool, to group: inout ReportGroup) {
+  /// Hatching over time without a score, then the grid over it (hour lines help read the time of a session;
+  /// value lines only where the chart has no bands), then the names of the hatched spans on top.
+  private static func hatching(
+    _ spans: [DayTimeline.Span], axis: ValueAxis, time: TimeAxis, named: Bool
+  ) -> [ReportItem] {
+    var group = ReportGroup(label: "")
+    var names = ReportGroup(label: "")
+    for span in spans { addOverlay(span, axis: axis, time: time, named: named, to: &group, names: &names) }
     for hour in stride(from: hourStep, to: 24, by: hourStep) {
       let x = Int(time.x(time.day.instant(hour: hour)).rounded())
       group.add(.rect(Rect(x: x, y: axis.rect.y, width: 1, height: axis.rect.height), fill: .solid(ReportStyle.grid)))
     }
-    guard horizontal else { return }
-    for value in ticks(axis.range).dropFirst().dropLast() {
-      let y = Int(axis.y(value).rounded())
-      group.add(.rect(Rect(x: axis.rect.x, y: y, width: axis.rect.width, height: 1), fill: .solid(ReportStyle.grid)))
+    if !named {
+      for value in ticks(axis.range).dropFirst().dropLast() {
+        let y = Int(axis.y(value).rounded())
+        group.add(.rect(Rect(x: axis.rect.x, y: y, width: axis.rect.width, height: 1), fill: .solid(ReportStyle.grid)))
+      }
     }
+    return group.items + names.items
   }
 
   private static func addOverlay(
@@ -197,7 +194,7 @@ enum DayReportLayout {
     default:
       (name, fill) = ("no data", ReportStyle.noData)
     }
-    let when = LocalDay.clockText(epochSeconds: span.start) + "-" + LocalDay.clockText(epochSeconds: span.end)
+    let when = time.day.clockText(span.start) + "-" + time.day.clockText(span.end)
     let windows = span.windows > 0 ? ", \(span.windows) windows" : ""
     group.add(
       .rect(Rect(x: x, y: axis.rect.y, width: width, height: axis.rect.height), fill: fill),
@@ -241,9 +238,8 @@ enum DayReportLayout {
     else { return }
     group.add(
       .polyline(points, colour: colour, width: 2),
-      label: "\(what) \(LocalDay.clockText(epochSeconds: first.windowEnd))-"
-        + "\(LocalDay.clockText(epochSeconds: last.windowEnd)): \(low.formatted(decimals: 0))-"
-        + "\(high.formatted(decimals: 0))\(unit), \(run.count) windows")
+      label: "\(what) \(time.day.clockText(first.windowEnd))-\(time.day.clockText(last.windowEnd)): "
+        + "\(low.formatted(decimals: 0))-\(high.formatted(decimals: 0))\(unit), \(run.count) windows")
   }
 
   private static func addAxes(_ axis: ValueAxis, title: String, ticks: [Double], to group: inout ReportGroup) {

@@ -57,39 +57,36 @@ public struct DaySummary: Sendable, Equatable, Encodable {
     dayEnd = timeline.day.end
     windows = timeline.records.count
     windowStepSeconds = timeline.stepSeconds
-    let none = Share(minutes: 0, windows: 0)
-    var categories = Dictionary(uniqueKeysWithValues: StressCategory.allCases.map { ($0.rawValue, none) })
-    var uncategorised = Dictionary(
-      uniqueKeysWithValues: WindowQuality.allCases.filter { !$0.isCategorised }.map { ($0.rawValue, none) })
+    // Sum seconds and divide once, so that 18 windows of 10 s are 3 minutes, not 2.999…
+    var seconds: [DayTimeline.Kind: (seconds: Double, windows: Int)] = [:]
     var measured = 0.0
-    for (record, seconds) in zip(timeline.records, timeline.slotSeconds) {
-      measured += seconds
-      switch DayTimeline.kind(of: record) {
-      case .category(let category):
-        categories[category.rawValue]?.add(seconds)
-      case .uncategorised(let quality):
-        uncategorised[quality.rawValue]?.add(seconds)
-      case .gap:
-        break
-      }
+    for (record, slot) in zip(timeline.records, timeline.slotSeconds) {
+      measured += slot
+      let kind = DayTimeline.kind(of: record)
+      seconds[kind] = ((seconds[kind]?.seconds ?? 0) + slot, (seconds[kind]?.windows ?? 0) + 1)
     }
+    func share(_ kind: DayTimeline.Kind) -> Share {
+      Share(minutes: (seconds[kind]?.seconds ?? 0) / 60, windows: seconds[kind]?.windows ?? 0)
+    }
+    categories = Dictionary(uniqueKeysWithValues: StressCategory.allCases.map { ($0.rawValue, share(.category($0))) })
+    uncategorised = Dictionary(uniqueKeysWithValues: WindowQuality.allCases.filter { !$0.isCategorised }.map {
+      ($0.rawValue, share(.uncategorised($0)))
+    })
     measuredMinutes = measured / 60
-    self.categories = categories
-    self.uncategorised = uncategorised
     let scored = timeline.goodRuns.flatMap { $0 }
     meanStressLevel = Statistics.mean(scored.compactMap(\.stressLevel))
     meanHrvMs = Statistics.mean(scored.compactMap(\.sdnnMs))
     meanHeartRateBpm = Statistics.mean(scored.compactMap(\.heartRateBpm))
     gaps = timeline.gaps.map {
       Gap(
-        start: $0.start, end: $0.end, from: LocalDay.clockText(epochSeconds: $0.start),
-        to: LocalDay.clockText(epochSeconds: $0.end), minutes: ($0.end - $0.start) / 60)
+        start: $0.start, end: $0.end, from: timeline.day.clockText($0.start),
+        to: timeline.day.clockText($0.end), minutes: ($0.end - $0.start) / 60)
     }
     unsynchronisedWindows = timeline.records.filter { !$0.clockSynchronised }.count
     firstMeasurement = timeline.records.first.map {
-      LocalDay.clockText(epochSeconds: max($0.windowStart, timeline.day.start))
+      timeline.day.clockText(max($0.windowStart, timeline.day.start))
     }
-    lastMeasurement = timeline.records.last.map { LocalDay.clockText(epochSeconds: $0.windowEnd) }
+    lastMeasurement = timeline.records.last.map { timeline.day.clockText($0.windowEnd) }
   }
 
   // MARK: - Public
@@ -141,12 +138,5 @@ public struct DaySummary: Sendable, Equatable, Encodable {
     case unsynchronisedWindows = "unsynchronised_windows"
     case firstMeasurement = "first_measurement"
     case lastMeasurement = "last_measurement"
-  }
-}
-
-extension DaySummary.Share {
-  mutating func add(_ seconds: Double) {
-    minutes += seconds / 60
-    windows += 1
   }
 }

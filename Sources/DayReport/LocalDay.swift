@@ -94,6 +94,11 @@ public struct LocalDay: Sendable, Hashable, Comparable, CustomStringConvertible 
     return pad(Int(parts.tm_hour), 2) + ":" + pad(Int(parts.tm_min), 2)
   }
 
+  /// Wall-clock `HH:MM` of an instant of this day, with the closing midnight written "24:00".
+  public func clockText(_ epochSeconds: Double) -> String {
+    epochSeconds >= end ? "24:00" : Self.clockText(epochSeconds: epochSeconds)
+  }
+
   /// The time zone in force at an instant, e.g. "CET, UTC+01:00" (abbreviation as the C library names it).
   public static func zoneText(epochSeconds: Double) -> String {
     let parts = brokenDown(epochSeconds)

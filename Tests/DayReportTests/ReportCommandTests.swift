@@ -42,6 +42,7 @@ struct ReportCommandTests {
     #expect(gaps.count == 4 && gaps.first?["from"] as? String == "08:55")
     #expect(abs((summary["mean_hr_bpm"] as? Double ?? -1) - report.summary.meanHeartRateBpm!) < 1e-9)
     try Self.keepForDocs(out, as: "report-example.png")
+    try Self.keepForDocs(export, as: "report-example-export.json")
   }
 
   @Test("An SVG with --day, and a sentence on stdout without --json")
@@ -104,7 +105,8 @@ struct ReportCommandTests {
 
   // MARK: - Docs
 
-  /// With STRESSMON_DOCS_IMG=<dir>, the example pictures of docs/report.md are copied there.
+  /// With STRESSMON_DOCS_IMG=<dir>, the example pictures of docs/report.md (and the export they come from) are
+  /// copied there.
   static func keepForDocs(_ file: String, as name: String, from arguments: [String]? = nil) throws {
     guard let directory = ProcessInfo.processInfo.environment["STRESSMON_DOCS_IMG"] else { return }
     if let arguments {
