@@ -49,6 +49,9 @@ let package = Package(
       dependencies: ["StressModel", "SyncWire", "CSQLite", "CLinuxShim", .product(name: "Logging", package: "swift-log")]
     ),
 
+    // A picture of one day (stress over the category bands, HRV, HR, gaps) as SVG or RGB PNG: `stressmon report`.
+    .target(name: "DayReport", dependencies: ["StressModel", "SyncWire", "Indicators"]),
+
     // MARK: - Pipeline and CLI
     .target(
       name: "Monitor",
@@ -61,7 +64,7 @@ let package = Package(
       name: "stressmon",
       dependencies: [
         "Monitor", "PulseDSP", "StressModel", "Analysis", "Signals", "Sensors", "Indicators", "Store", "Config", "SyncWire",
-        "LinuxIO",
+        "LinuxIO", "DayReport",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ]
@@ -78,6 +81,9 @@ let package = Package(
     .testTarget(name: "IndicatorsTests", dependencies: ["Indicators", "StressModel", "TestSupport"]),
     .testTarget(name: "StoreTests", dependencies: ["Store", "StressModel", "TestSupport"]),
     .testTarget(name: "MonitorTests", dependencies: ["Monitor", "TestSupport"]),
+    .testTarget(
+      name: "DayReportTests", dependencies: ["DayReport", "StressModel", "SyncWire", "Indicators", "TestSupport"]
+    ),
     .testTarget(name: "CLITests", dependencies: ["stressmon", "TestSupport"]),
     .target(name: "TestSupport", path: "Tests/TestSupport"),
   ]

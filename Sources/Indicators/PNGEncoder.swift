@@ -1,4 +1,5 @@
-/// Writes a `Bitmap` as a 1-bit greyscale PNG (ISO/IEC 15948 / RFC 2083) with no dependency: the zlib stream
+/// Writes a `Bitmap` as a 1-bit greyscale PNG (ISO/IEC 15948 / RFC 2083), or 8-bit RGB pixels as a truecolour PNG
+/// (`encodeRGB`, for the day report), with no dependency: the zlib stream
 /// (RFC 1950, Adler-32 trailer) holds one fixed-Huffman deflate block from `Deflate`, every chunk carries a
 /// CRC-32. `zlibStored` (stored blocks, RFC 1951 §3.2.4) is kept as the simplest valid stream for tests.
 public enum PNGEncoder {
@@ -8,6 +9,9 @@ public enum PNGEncoder {
   /// IHDR: bit depth 1, colour type 0 (greyscale), deflate, adaptive filtering, no interlace.
   static let bitDepth: UInt8 = 1
   static let colourTypeGreyscale: UInt8 = 0
+  /// Colour type 2 (truecolour): three samples per pixel, red, green, blue, at 8 bits each.
+  static let colourTypeTruecolour: UInt8 = 2
+  static let truecolourBitDepth: UInt8 = 8
   /// Filter type 0 (None) before every row.
   static let filterNone: UInt8 = 0
   /// Largest stored block: its length field is 16 bits.
@@ -24,15 +28,23 @@ public enum PNGEncoder {
       raw.append(filterNone)
       for index in 0..<bitmap.rowBytes { raw.append(~rows[y * bitmap.rowBytes + index]) }
     }
-    var header: [UInt8] = []
-    header.appendBigEndian(UInt32(bitmap.width))
-    header.appendBigEndian(UInt32(bitmap.height))
-    header += [bitDepth, colourTypeGreyscale, 0, 0, 0]
-    var file = signature
-    file += chunk("IHDR", header)
-    file += chunk("IDAT", zlibCompressed(raw))
-    file += chunk("IEND", [])
-    return file
+    return file(
+      width: bitmap.width, height: bitmap.height, bitDepth: bitDepth, colourType: colourTypeGreyscale, raw: raw)
+  }
+
+  /// The PNG file bytes of an 8-bit RGB image: `rgb` holds `width × height` pixels row after row, three bytes
+  /// (red, green, blue) each.
+  public static func encodeRGB(width: Int, height: Int, rgb: [UInt8]) -> [UInt8] {
+    precondition(width > 0 && height > 0, "a PNG has at least one pixel")
+    precondition(rgb.count == width * height * 3, "expected \(width * height * 3) bytes of RGB, got \(rgb.count)")
+    let rowBytes = width * 3
+    var raw: [UInt8] = []
+    raw.reserveCapacity((rowBytes + 1) * height)
+    for y in 0..<height {
+      raw.append(filterNone)
+      raw += rgb[(y * rowBytes)..<((y + 1) * rowBytes)]
+    }
+    return file(width: width, height: height, bitDepth: truecolourBitDepth, colourType: colourTypeTruecolour, raw: raw)
   }
 
   // MARK: - Building blocks (public so tests can check each layer)
@@ -60,6 +72,19 @@ public enum PNGEncoder {
     } while offset < data.count
     out.appendBigEndian(adler32(data))
     return out
+  }
+
+  /// Signature, IHDR (deflate, no interlace), one IDAT of the filtered rows `raw`, IEND.
+  static func file(width: Int, height: Int, bitDepth: UInt8, colourType: UInt8, raw: [UInt8]) -> [UInt8] {
+    var header: [UInt8] = []
+    header.appendBigEndian(UInt32(width))
+    header.appendBigEndian(UInt32(height))
+    header += [bitDepth, colourType, 0, 0, 0]
+    var bytes = signature
+    bytes += chunk("IHDR", header)
+    bytes += chunk("IDAT", zlibCompressed(raw))
+    bytes += chunk("IEND", [])
+    return bytes
   }
 
   static func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {

@@ -7,5 +7,6 @@ enum CommandRegistry {
     RecordCommand.self,
     DoctorCommand.self,
     RenderCommand.self,
+    ReportCommand.self,
   ]
 }
