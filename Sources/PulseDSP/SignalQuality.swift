@@ -1,0 +1,29 @@
+/// The detector's honest view of its input, reported instead of invented beats.
+///
+/// Transitions are reported as `BeatDetectorEvent.quality` with the stream position where they happened, so a
+/// consumer can tell how much of any time span was usable.
+public enum SignalQuality: UInt8, Sendable, CaseIterable, Codable, CustomStringConvertible {
+  /// Just started or restarted (after a gap, a lost finger, or lost lock): filters settle and the detector
+  /// learns the pulse amplitude. No beats yet.
+  case settling
+  /// Beats are being found at a plausible rhythm.
+  case good
+  /// The input is flat (nothing varies by more than the flat threshold), or below the configured "no finger"
+  /// DC level: no finger on the sensor, or a dead channel.
+  case noContact
+  /// The input sits at an ADC rail (0 or 2^k − 1, or the configured rails) for a sustained run.
+  case saturated
+  /// The signal varies but no credible pulse has been found for several expected beats: motion, low
+  /// perfusion, or noise.
+  case poorSignal
+
+  public var description: String {
+    switch self {
+    case .settling: "settling"
+    case .good: "good"
+    case .noContact: "no contact"
+    case .saturated: "saturated"
+    case .poorSignal: "poor signal"
+    }
+  }
+}

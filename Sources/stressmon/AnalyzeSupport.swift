@@ -1,0 +1,100 @@
+import PulseDSP
+import Signals
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// A progress bar on stderr for long files, only when stderr is a terminal (never in pipes, logs or tests).
+struct ProgressBar {
+  /// Files smaller than this finish before a bar is worth drawing.
+  static let minimumBytes: Int64 = 8 << 20
+
+  private var enabled: Bool
+  private var estimatedRows: Double = 1
+  private var rows = 0
+  private var shownPercent = -1
+
+  init(path: String, enabled: Bool) {
+    self.enabled = false
+    guard enabled else { return }
+    var info = stat()
+    guard stat(path, &info) == 0, Int64(info.st_size) >= Self.minimumBytes else { return }
+    // Rows ≈ file size / bytes per row of the first 64 KiB.
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { return }
+    defer { close(fd) }
+    var head = [UInt8](repeating: 0, count: 1 << 16)
+    let got = head.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+    guard got > 0 else { return }
+    let newlines = head[0..<got].reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
+    guard newlines > 1 else { return }
+    estimatedRows = Double(info.st_size) / (Double(got) / Double(newlines))
+    self.enabled = true
+  }
+
+  mutating func advance(by count: Int) {
+    guard enabled else { return }
+    rows += count
+    let percent = min(99, Int(Double(rows) / estimatedRows * 100))
+    guard percent != shownPercent else { return }
+    shownPercent = percent
+    let width = 40
+    let filled = width * percent / 100
+    draw("\r[" + String(repeating: "#", count: filled) + String(repeating: " ", count: width - filled) + "] \(percent) %")
+  }
+
+  mutating func finish() {
+    guard enabled else { return }
+    enabled = false
+    draw("\r" + String(repeating: " ", count: 50) + "\r")
+  }
+
+  private func draw(_ text: String) {
+    let bytes = Array(text.utf8)
+    _ = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+  }
+}
+
+/// `analyze --benchmark-detector RUNS` (hidden, for scripts/bench): the detector alone over the recording
+/// held in memory, CSV parsing excluded. Prints samples per second as JSON.
+enum DetectorBenchmark {
+  static func run(reader: RecordingReader, rateHz: Double, polarity: PulsePolarity, runs: Int) throws {
+    var blocks: [RecordingBlock] = []
+    while let block = try AnalyzeCommand.recording({ try reader.nextBlock() }) { blocks.append(block) }
+    let samples = blocks.reduce(0) { $0 + $1.count }
+    let configuration = BeatDetectorConfiguration(sampleRateHz: rateHz, polarity: polarity)
+    var beats = 0
+    let start = now()
+    for _ in 0..<max(1, runs) {
+      beats = try AnalyzeCommand.detector { try runDetector(blocks, configuration) }
+    }
+    let seconds = now() - start
+    let total = Double(samples) * Double(max(1, runs))
+    CLIOutput.line(
+      "{\"samples\": \(samples), \"runs\": \(max(1, runs)), \"seconds\": \(seconds), "
+        + "\"samples_per_s\": \(seconds > 0 ? total / seconds : 0), \"beats\": \(beats)}")
+  }
+
+  /// The measured loop (scripts/bench points callgrind's --toggle-collect at this function).
+  @inline(never)
+  static func runDetector(
+    _ blocks: [RecordingBlock], _ configuration: BeatDetectorConfiguration
+  ) throws(BeatDetectorError) -> Int {
+    var detector = try BeatDetector(configuration: configuration)
+    var beats = 0
+    for block in blocks {
+      if block.gapBefore > 0 { detector.reset(gap: block.gapBefore) }
+      detector.process(block.channels[0]) { if case .beat = $0 { beats += 1 } }
+    }
+    return beats
+  }
+
+  private static func now() -> Double {
+    var t = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &t)
+    return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
+  }
+}
