@@ -128,7 +128,7 @@ public struct PulseAnalyzer: Sendable {
       }
     case .quality(let quality, let at):
       let time = seconds(at)
-      if quality != .good {
+      if quality != .good && quality != .clipped {
         // The detector restarted or stopped: the rhythm is broken there, never stitched across.
         breakSegment(sink)
       }
@@ -156,7 +156,7 @@ public struct PulseAnalyzer: Sendable {
     switch quality {
     case .good, .settling: .good
     case .noContact: .noContact
-    case .saturated: .saturated
+    case .saturated, .clipped: .saturated
     case .poorSignal: .poorSignal
     }
   }

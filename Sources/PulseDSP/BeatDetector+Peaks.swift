@@ -166,7 +166,7 @@ extension BeatDetector {
     updateTimers()
     readyBeat = DetectedBeat(
       positionQ16: beatPositionQ16(c), reportedAt: position &- 1, amplitudeQ8: c.amplitude, upslopeQ8: c.slope)
-    setQuality(.good, at: position &- 1)
+    if quality != .clipped { setQuality(.good, at: position &- 1) }
   }
 
   /// Sub-sample peak by a parabola through the three samples around it, mapped to the input timeline.

@@ -2,7 +2,8 @@
 /// only and no allocation per sample.
 ///
 /// Chain (docs/detector.md has the details and the Q formats):
-/// 1. Raw monitor (input rate): flat / dark / saturated half-second blocks → `noContact` / `saturated`.
+/// 1. Raw monitor (input rate): flat / dark / pinned / clipped half-second blocks → `noContact`,
+///    `saturated` (detection suspended) or `clipped` (detection goes on).
 /// 2. Boxcar decimation to ≥ 125 Hz (none below 250 Hz), polarity flip, Q8 input units.
 /// 3. Band-pass 0.5-8 Hz: first-order high-pass (Q15) then second-order Butterworth low-pass (Q16).
 /// 4. Peak/trough tracker with hysteresis; each peak is a candidate with its rise (amplitude), steepest
@@ -204,7 +205,12 @@ public struct BeatDetector: Sendable {
         rawBad = false
         restart(at: workingIndex, settle: true)
         setQuality(.settling, at: position &- 1)
+      } else if quality == .clipped {
+        setQuality(hasLastBeat ? .good : .settling, at: position &- 1)
       }
+    case .clipped:
+      // Detection goes on (the flat top's middle is still a usable peak); the state says so.
+      if !rawBad { setQuality(.clipped, at: max(origin, blockStart)) }
     case .flat, .dark:
       rawBad = true
       hasPending = false

@@ -2,13 +2,14 @@
 /// dark channel (no contact) and an ADC pinned at a rail (saturated).
 ///
 /// Per sample it keeps the block's minimum and maximum and the length of the current run of identical
-/// values. A block is saturated when the signal is pinned at a rail for `pinRun` samples, or clipped at a
-/// rail for `clipRun` samples on the side the systolic peaks point to (top for normal polarity, bottom for
-/// raw intensity): clipped peaks have no position. Clipped troughs do not hurt the beat times. Integer only.
+/// values. A block is saturated when the signal is pinned at a rail for `pinRun` samples, and clipped when
+/// it sits at a rail for `clipRun` samples on the side the systolic peaks point to (top for normal polarity,
+/// bottom for raw intensity): clipped peaks lose precision. Clipped troughs do not hurt beat times.
+/// Integer only.
 struct RawSignalMonitor: Sendable {
   /// What a finished block looked like.
   enum BlockState: Sendable, Equatable {
-    case usable, flat, dark, saturated
+    case usable, flat, dark, saturated, clipped
   }
 
   /// Half a second: short enough to react within a beat, long enough that a real pulse always spans more
@@ -88,8 +89,10 @@ struct RawSignalMonitor: Sendable {
       // Pinned at a non-zero rail is too much light (saturated); pinned at zero or anywhere else is nothing
       // to measure (a dropout, a dark or unplugged channel).
       state = pinned && blockMax != 0 ? .saturated : .flat
-    } else if pinned || clipped {
+    } else if pinned {
       state = .saturated
+    } else if clipped {
+      state = .clipped
     } else if let dark = noContactBelow, Int64(blockMax) < dark {
       state = .dark
     } else {

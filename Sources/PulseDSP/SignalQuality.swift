@@ -11,8 +11,12 @@ public enum SignalQuality: UInt8, Sendable, CaseIterable, Codable, CustomStringC
   /// The input is flat (nothing varies by more than the flat threshold), or below the configured "no finger"
   /// DC level: no finger on the sensor, or a dead channel.
   case noContact
-  /// The input sits at an ADC rail (0 or 2^k − 1, or the configured rails) for a sustained run.
+  /// The input sits at an ADC rail (0 or 2^k − 1, or the configured rails) for a sustained run (a quarter
+  /// of a second): nothing to measure, no beats.
   case saturated
+  /// The systolic peaks touch a rail briefly (flat tops of 50 ms or more): beats are still found, at the
+  /// middle of the flat top, with less precise timing. Counts as saturated for HRV windows.
+  case clipped
   /// The signal varies but no credible pulse has been found for several expected beats: motion, low
   /// perfusion, or noise.
   case poorSignal
@@ -23,6 +27,7 @@ public enum SignalQuality: UInt8, Sendable, CaseIterable, Codable, CustomStringC
     case .good: "good"
     case .noContact: "no contact"
     case .saturated: "saturated"
+    case .clipped: "clipped"
     case .poorSignal: "poor signal"
     }
   }

@@ -90,7 +90,7 @@ struct AnalyzeCommand: ParsableCommand {
       file: file, rateHz: rateHz, samples: Int(analyzer.streamSamples), polarity: chosen, polaritySource: origin,
       windowSeconds: windows.lengthSeconds, stepSeconds: windows.stepSeconds, record: record)
     if json {
-      try CLIOutput.json(report.json)
+      CLIOutput.line(report.json.text)
     } else {
       for line in report.summaryLines { CLIOutput.line(line) }
     }

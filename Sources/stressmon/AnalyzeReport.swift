@@ -44,6 +44,7 @@ struct AnalyzeReport {
     case .good: "good"
     case .noContact: "no_contact"
     case .saturated: "saturated"
+    case .clipped: "clipped"
     case .poorSignal: "poor_signal"
     }
   }
@@ -59,7 +60,7 @@ struct AnalyzeReport {
     let shares = record.qualityShares(durationSeconds: durationSeconds)
     let good = (shares[.good, default: 0] + shares[.settling, default: 0]) * 100
     var signal = "Signal: \(good.formatted(decimals: 0)) % usable"
-    for quality in [SignalQuality.noContact, .saturated, .poorSignal] where shares[quality, default: 0] > 0 {
+    for quality in [SignalQuality.noContact, .saturated, .clipped, .poorSignal] where shares[quality, default: 0] > 0 {
       signal += ", \((shares[quality, default: 0] * 100).formatted(decimals: 0)) % \(quality)"
     }
     lines.append(signal)
@@ -92,8 +93,10 @@ struct AnalyzeReport {
   }
 }
 
-/// The `--json` object. Keys are snake_case; absent figures are `null`, never omitted.
-struct AnalyzeJSON: Encodable {
+/// The `--json` object. Keys are snake_case and sorted; absent figures are `null`, never omitted. Written by
+/// hand (`JSONText`) rather than JSONEncoder: a day-long recording has 100 000 beats, and encoding them
+/// took longer than finding them.
+struct AnalyzeJSON {
   var file: String
   var rateHz: Double
   var samples: Int
@@ -112,15 +115,37 @@ struct AnalyzeJSON: Encodable {
   var latencyMsMax: Double
   var lostSamples: Int
 
-  enum CodingKeys: String, CodingKey {
-    case file, samples, polarity, beats, hrv, windows, signal
-    case rateHz = "rate_hz", durationS = "duration_s", polaritySource = "polarity_source"
-    case beatTimesS = "beat_times_s", ibiMs = "ibi_ms", windowS = "window_s", stepS = "step_s"
-    case latencyMsMax = "latency_ms_max", lostSamples = "lost_samples"
+  var text: String {
+    let json = JSONText()
+    json.object { o in
+      o.field("beat_times_s") { $0.numbers(beatTimesS) }
+      o.field("beats") { $0.integers(beats) }
+      o.field("duration_s") { $0.number(durationS) }
+      o.field("file") { $0.string(file) }
+      o.field("hrv") { hrv.write($0) }
+      o.field("ibi_ms") { $0.numbers(ibiMs) }
+      o.field("latency_ms_max") { $0.number(latencyMsMax) }
+      o.field("lost_samples") { $0.integer(Int64(lostSamples)) }
+      o.field("polarity") { $0.string(polarity) }
+      o.field("polarity_source") { $0.string(polaritySource) }
+      o.field("rate_hz") { $0.number(rateHz) }
+      o.field("samples") { $0.integer(Int64(samples)) }
+      o.field("signal") { j in
+        j.object { inner in
+          for key in signal.keys.sorted() { inner.field(key) { $0.number(signal[key]) } }
+        }
+      }
+      o.field("step_s") { $0.number(stepS) }
+      o.field("window_s") { $0.number(windowS) }
+      o.field("windows") { j in
+        j.array(windows) { w, window in window.write(w) }
+      }
+    }
+    return json.string
   }
 }
 
-struct HRVJSON: Encodable {
+struct HRVJSON {
   var sdnnMs: Double?
   var rmssdMs: Double?
   var pnn50: Double?
@@ -128,23 +153,19 @@ struct HRVJSON: Encodable {
   var beats: Int
   var rejected: Int
 
-  enum CodingKeys: String, CodingKey {
-    case pnn50, beats, rejected
-    case sdnnMs = "sdnn_ms", rmssdMs = "rmssd_ms", meanHrBpm = "mean_hr_bpm"
-  }
-
-  func encode(to encoder: any Encoder) throws {
-    var c = encoder.container(keyedBy: CodingKeys.self)
-    try c.encode(sdnnMs, forKey: .sdnnMs)
-    try c.encode(rmssdMs, forKey: .rmssdMs)
-    try c.encode(pnn50, forKey: .pnn50)
-    try c.encode(meanHrBpm, forKey: .meanHrBpm)
-    try c.encode(beats, forKey: .beats)
-    try c.encode(rejected, forKey: .rejected)
+  func write(_ json: JSONText) {
+    json.object { o in
+      o.field("beats") { $0.integer(Int64(beats)) }
+      o.field("mean_hr_bpm") { $0.number(meanHrBpm) }
+      o.field("pnn50") { $0.number(pnn50) }
+      o.field("rejected") { $0.integer(Int64(rejected)) }
+      o.field("rmssd_ms") { $0.number(rmssdMs) }
+      o.field("sdnn_ms") { $0.number(sdnnMs) }
+    }
   }
 }
 
-struct WindowJSON: Encodable {
+struct WindowJSON {
   var startS: Double
   var endS: Double
   var sdnnMs: Double?
@@ -173,26 +194,131 @@ struct WindowJSON: Encodable {
     coverage = rounded(window.coverage, 3)
   }
 
-  enum CodingKeys: String, CodingKey {
-    case category, confidence, quality, beats, rejected, coverage
-    case startS = "start_s", endS = "end_s", sdnnMs = "sdnn_ms", rmssdMs = "rmssd_ms"
-    case heartRateBpm = "heart_rate_bpm", stressLevel = "stress_level"
+  func write(_ json: JSONText) {
+    json.object { o in
+      o.field("beats") { $0.integer(Int64(beats)) }
+      o.field("category") { $0.string(category) }
+      o.field("confidence") { $0.number(confidence) }
+      o.field("coverage") { $0.number(coverage) }
+      o.field("end_s") { $0.number(endS) }
+      o.field("heart_rate_bpm") { $0.number(heartRateBpm) }
+      o.field("quality") { $0.string(quality) }
+      o.field("rejected") { $0.integer(Int64(rejected)) }
+      o.field("rmssd_ms") { $0.number(rmssdMs) }
+      o.field("sdnn_ms") { $0.number(sdnnMs) }
+      o.field("start_s") { $0.number(startS) }
+      o.field("stress_level") { $0.number(stressLevel) }
+    }
+  }
+}
+
+/// A minimal JSON writer: objects with keys in the order given, one field per line; arrays of numbers on
+/// one line. Non-finite numbers and nil become `null`. A class, so nested writers append to one buffer.
+final class JSONText {
+  private(set) var bytes: [UInt8] = []
+  private var depth = 0
+
+  init() { bytes.reserveCapacity(1 << 16) }
+
+  var string: String { String(decoding: bytes, as: UTF8.self) }
+
+  /// Writes an object; `body` adds its fields with `field(_:_:)` on the object writer it gets.
+  func object(_ body: (ObjectWriter) -> Void) {
+    bytes.append(0x7B)
+    depth += 1
+    let writer = ObjectWriter(json: self)
+    body(writer)
+    depth -= 1
+    if writer.count > 0 { newline() }
+    bytes.append(0x7D)
   }
 
-  func encode(to encoder: any Encoder) throws {
-    var c = encoder.container(keyedBy: CodingKeys.self)
-    try c.encode(startS, forKey: .startS)
-    try c.encode(endS, forKey: .endS)
-    try c.encode(sdnnMs, forKey: .sdnnMs)
-    try c.encode(rmssdMs, forKey: .rmssdMs)
-    try c.encode(heartRateBpm, forKey: .heartRateBpm)
-    try c.encode(stressLevel, forKey: .stressLevel)
-    try c.encode(category, forKey: .category)
-    try c.encode(confidence, forKey: .confidence)
-    try c.encode(quality, forKey: .quality)
-    try c.encode(beats, forKey: .beats)
-    try c.encode(rejected, forKey: .rejected)
-    try c.encode(coverage, forKey: .coverage)
+  func array<T>(_ items: [T], _ body: (JSONText, T) -> Void) {
+    bytes.append(0x5B)
+    depth += 1
+    for (i, item) in items.enumerated() {
+      if i > 0 { bytes.append(0x2C) }
+      newline()
+      body(self, item)
+    }
+    depth -= 1
+    if !items.isEmpty { newline() }
+    bytes.append(0x5D)
+  }
+
+  func numbers(_ values: [Double]) {
+    bytes.append(0x5B)
+    for (i, value) in values.enumerated() {
+      if i > 0 { bytes.append(contentsOf: [0x2C, 0x20]) }
+      number(value)
+    }
+    bytes.append(0x5D)
+  }
+
+  func integers(_ values: [Int64]) {
+    bytes.append(0x5B)
+    for (i, value) in values.enumerated() {
+      if i > 0 { bytes.append(contentsOf: [0x2C, 0x20]) }
+      integer(value)
+    }
+    bytes.append(0x5D)
+  }
+
+  func number(_ value: Double?) {
+    guard let value, value.isFinite else { return bytes.append(contentsOf: Array("null".utf8)) }
+    if value == value.rounded(), abs(value) < 1e15 {
+      integer(Int64(value))
+    } else {
+      bytes.append(contentsOf: value.description.utf8)
+    }
+  }
+
+  func integer(_ value: Int64) { bytes.append(contentsOf: String(value).utf8) }
+
+  func string(_ value: String) {
+    bytes.append(0x22)
+    for scalar in value.unicodeScalars {
+      switch scalar {
+      case "\\": bytes.append(contentsOf: [0x5C, 0x5C])
+      case "\u{22}": bytes.append(contentsOf: [0x5C, 0x22])
+      case "\n": bytes.append(contentsOf: [0x5C, 0x6E])
+      case "\t": bytes.append(contentsOf: [0x5C, 0x74])
+      case "\r": bytes.append(contentsOf: [0x5C, 0x72])
+      default:
+        if scalar.value < 0x20 {
+          let hex = Array("0123456789abcdef".utf8)
+          bytes.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, hex[Int(scalar.value >> 4)], hex[Int(scalar.value & 0xF)]])
+        } else {
+          bytes.append(contentsOf: String(scalar).utf8)
+        }
+      }
+    }
+    bytes.append(0x22)
+  }
+
+  fileprivate func newline() {
+    bytes.append(0x0A)
+    for _ in 0..<depth { bytes.append(contentsOf: [0x20, 0x20]) }
+  }
+
+  fileprivate func raw(_ byte: UInt8) { bytes.append(byte) }
+
+  /// Writes the fields of one object.
+  final class ObjectWriter {
+    let json: JSONText
+    private(set) var count = 0
+
+    init(json: JSONText) { self.json = json }
+
+    func field(_ key: String, _ value: (JSONText) -> Void) {
+      if count > 0 { json.raw(0x2C) }
+      count += 1
+      json.newline()
+      json.string(key)
+      json.raw(0x3A)
+      json.raw(0x20)
+      value(json)
+    }
   }
 }
 
