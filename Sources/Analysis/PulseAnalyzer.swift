@@ -6,8 +6,10 @@ import StressModel
 /// (the shape of a recording block or a sensor FIFO read); it reports beats, judged intervals, signal
 /// quality changes and finished windows, in stream order, through a sink.
 ///
-/// The same samples give the same events however they are cut into blocks (tested with blocks of 1, 7 and
-/// 4096 samples): a live run and a replay of its recording agree exactly.
+/// The same samples give the same beats, intervals, quality changes and windows however they are cut into
+/// blocks (tested with blocks of 1, 7 and 4096 samples): a live run and a replay of its recording agree
+/// exactly. Only the moment a window is reported depends on the blocks: it comes after the block in which it
+/// became final.
 ///
 /// Time: stream seconds = stream sample index / rate, where the index counts lost samples too, so it lines up
 /// with a recording's rows.
@@ -42,7 +44,8 @@ public struct PulseAnalyzer: Sendable {
   /// Stream samples seen so far (lost ones included).
   public var streamSamples: Int64 { detector.position }
 
-  private var latencySeconds: Double
+  /// How far behind the input events can come (beats, raw-monitor quality changes): windows wait for it.
+  private var reportDelaySeconds: Double
   private var started = false
 
   // MARK: - Initialization
@@ -58,7 +61,7 @@ public struct PulseAnalyzer: Sendable {
     self.rateHz = rateHz
     cleaner = IBICleaner(configuration: configuration.cleaner)
     windowing = HRVWindowing(configuration: configuration.windows, baseline: baseline)
-    latencySeconds = detector.maximumLatencySeconds
+    reportDelaySeconds = Double(detector.maximumReportDelaySamples) / rateHz
   }
 
   // MARK: - Public
@@ -144,9 +147,10 @@ public struct PulseAnalyzer: Sendable {
     }
   }
 
-  /// Windows whose end is past every beat that could still be reported and every interval still waiting.
+  /// Windows whose end is past every event that could still be reported and every interval still waiting.
+  /// Their content is then final, whatever the block sizes; only when they come out depends on them.
   private mutating func emitReadyWindows(_ sink: (AnalysisEvent) -> Void) {
-    var complete = seconds(detector.position) - latencySeconds
+    var complete = seconds(detector.position) - reportDelaySeconds
     if let waiting = cleaner.earliestUndecidedEndSeconds { complete = min(complete, waiting) }
     windowing.emitWindows(completeThrough: complete) { sink(.window($0)) }
   }

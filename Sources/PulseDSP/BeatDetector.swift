@@ -114,6 +114,11 @@ public struct BeatDetector: Sendable {
   /// The latency bound in seconds.
   public var maximumLatencySeconds: Double { Double(maximumLatencySamples) / configuration.sampleRateHz }
 
+  /// Upper bound of how far behind the input any event is reported, in input samples: beats within
+  /// `maximumLatencySamples`, quality changes of the raw monitor at the end of its half-second block. A
+  /// consumer that has seen this many samples past a time knows every event before that time.
+  public var maximumReportDelaySamples: Int { max(maximumLatencySamples, monitor.blockLength) + 1 }
+
   // MARK: - Public
 
   /// Processes one input sample; calls `handle` for each event it completes (usually none).
