@@ -80,8 +80,9 @@ extension BeatDetector {
     }
   }
 
-  /// The rules. Ratios are Q8; products of two ratios Q16.
-  func judge(_ c: Candidate) -> Bool {
+  /// The rules. Ratios are Q8; products of two ratios Q16. (`mutating` only so that `self` is passed by
+  /// reference: as a plain method the optimiser copied the whole detector for every call.)
+  mutating func judge(_ c: Candidate) -> Bool {
     let p = parameters
     guard c.amplitude >= p.minimumAmplitudeQ8 else { return false }
     let sinceLast = c.index &- lastBeatIndex
@@ -170,7 +171,7 @@ extension BeatDetector {
   }
 
   /// Sub-sample peak by a parabola through the three samples around it, mapped to the input timeline.
-  func beatPositionQ16(_ c: Candidate) -> Int64 {
+  mutating func beatPositionQ16(_ c: Candidate) -> Int64 {
     // Offset of the vertex from the middle sample, in working samples × 65 536, within ±0.5.
     let curvature = c.before &- 2 &* c.value &+ c.after
     var offsetQ16: Int64 = 0

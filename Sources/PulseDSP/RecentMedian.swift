@@ -1,9 +1,13 @@
-/// The median of the last five values pushed, kept in fixed storage (no allocation). Used for the detector's
-/// running references (pulse amplitude, upstroke slope, beat interval): a median of five follows a real
-/// change within three beats and ignores one or two artefacts.
+/// The median of the last five values pushed, in five plain fields (no allocation, no pointer juggling) and a
+/// sorting network. Used for the detector's running references (pulse amplitude, upstroke slope, beat
+/// interval): a median of five follows a real change within three beats and ignores one or two artefacts.
 struct RecentMedian: Sendable {
   static let capacity = 5
-  private var values: (Int64, Int64, Int64, Int64, Int64) = (0, 0, 0, 0, 0)
+  private var v0: Int64 = 0
+  private var v1: Int64 = 0
+  private var v2: Int64 = 0
+  private var v3: Int64 = 0
+  private var v4: Int64 = 0
   private var next = 0
   private(set) var count = 0
   /// The median of the stored values (mean of the middle two for an even count); 0 when empty.
@@ -12,23 +16,25 @@ struct RecentMedian: Sendable {
   var isEmpty: Bool { count == 0 }
 
   mutating func push(_ value: Int64) {
-    withUnsafeMutableBytes(of: &values) { raw in
-      raw.storeBytes(of: value, toByteOffset: next * MemoryLayout<Int64>.stride, as: Int64.self)
+    switch next {
+    case 0: v0 = value
+    case 1: v1 = value
+    case 2: v2 = value
+    case 3: v3 = value
+    default: v4 = value
     }
     next = next == Self.capacity - 1 ? 0 : next + 1
-    count = min(count + 1, Self.capacity)
+    if count < Self.capacity { count += 1 }
     recompute()
   }
 
   /// Multiplies every stored value by `factorQ15` / 2^15 (amplitude decay while beats are overdue).
   mutating func scale(byQ15 factorQ15: Int64) {
-    withUnsafeMutableBytes(of: &values) { raw in
-      for i in 0..<Self.capacity {
-        let offset = i * MemoryLayout<Int64>.stride
-        let v = raw.load(fromByteOffset: offset, as: Int64.self)
-        raw.storeBytes(of: (v &* factorQ15) >> 15, toByteOffset: offset, as: Int64.self)
-      }
-    }
+    v0 = (v0 &* factorQ15) >> 15
+    v1 = (v1 &* factorQ15) >> 15
+    v2 = (v2 &* factorQ15) >> 15
+    v3 = (v3 &* factorQ15) >> 15
+    v4 = (v4 &* factorQ15) >> 15
     recompute()
   }
 
@@ -38,29 +44,43 @@ struct RecentMedian: Sendable {
     median = 0
   }
 
+  // MARK: - Private
+
   private mutating func recompute() {
-    var sorted: (Int64, Int64, Int64, Int64, Int64) = (0, 0, 0, 0, 0)
-    let n = count
-    median = withUnsafeBytes(of: values) { source in
-      withUnsafeMutableBytes(of: &sorted) { target in
-        // Insertion sort of at most five values.
-        for i in 0..<n {
-          let v = source.load(fromByteOffset: i * 8, as: Int64.self)
-          var j = i
-          while j > 0 {
-            let previous = target.load(fromByteOffset: (j - 1) * 8, as: Int64.self)
-            if previous <= v { break }
-            target.storeBytes(of: previous, toByteOffset: j * 8, as: Int64.self)
-            j -= 1
-          }
-          target.storeBytes(of: v, toByteOffset: j * 8, as: Int64.self)
-        }
-        if n == 0 { return 0 }
-        if n % 2 == 1 { return target.load(fromByteOffset: ((n - 1) / 2) * 8, as: Int64.self) }
-        let lower = target.load(fromByteOffset: (n / 2 - 1) * 8, as: Int64.self)
-        let upper = target.load(fromByteOffset: (n / 2) * 8, as: Int64.self)
-        return (lower &+ upper) / 2
-      }
+    switch count {
+    case 0: median = 0
+    case 1: median = v0
+    case 2: median = (v0 &+ v1) / 2
+    case 3: median = max(min(v0, v1), min(max(v0, v1), v2))
+    case 4:
+      // Sorting network for four; the middle two are the 2nd and 3rd.
+      var a = v0, b = v1, c = v2, d = v3
+      Self.order(&a, &b)
+      Self.order(&c, &d)
+      Self.order(&a, &c)
+      Self.order(&b, &d)
+      Self.order(&b, &c)
+      median = (b &+ c) / 2
+    default:
+      // Sorting network for five (nine compare-exchanges); the median is the 3rd.
+      var a = v0, b = v1, c = v2, d = v3, e = v4
+      Self.order(&a, &b)
+      Self.order(&d, &e)
+      Self.order(&c, &e)
+      Self.order(&c, &d)
+      Self.order(&b, &e)
+      Self.order(&a, &d)
+      Self.order(&a, &c)
+      Self.order(&b, &d)
+      Self.order(&b, &c)
+      median = c
     }
+  }
+
+  @inline(__always)
+  private static func order(_ x: inout Int64, _ y: inout Int64) {
+    let low = min(x, y)
+    y = max(x, y)
+    x = low
   }
 }

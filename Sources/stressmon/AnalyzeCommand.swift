@@ -71,7 +71,7 @@ struct AnalyzeCommand: ParsableCommand {
     let rateHz = try resolveRate(reader.sidecar)
     let windows = try windowConfiguration()
     if let runs = benchmarkRuns {
-      try DetectorBenchmark.run(reader: reader, rateHz: rateHz, polarity: explicitPolarity(reader.sidecar) ?? .normal, runs: runs)
+      try HotLoopBenchmark.run(reader: reader, rateHz: rateHz, polarity: explicitPolarity(reader.sidecar) ?? .normal, runs: runs)
       return
     }
     var source = BlockSource(reader: reader, progress: ProgressBar(path: file, enabled: CLIOutput.stderrIsTerminal))

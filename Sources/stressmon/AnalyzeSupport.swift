@@ -60,7 +60,7 @@ struct ProgressBar {
 
 /// `analyze --benchmark-detector RUNS` (hidden, for scripts/bench): the detector alone over the recording
 /// held in memory, CSV parsing excluded. Prints samples per second as JSON.
-enum DetectorBenchmark {
+enum HotLoopBenchmark {
   static func run(reader: RecordingReader, rateHz: Double, polarity: PulsePolarity, runs: Int) throws {
     var blocks: [RecordingBlock] = []
     while let block = try AnalyzeCommand.recording({ try reader.nextBlock() }) { blocks.append(block) }
@@ -69,7 +69,7 @@ enum DetectorBenchmark {
     var beats = 0
     let start = now()
     for _ in 0..<max(1, runs) {
-      beats = try AnalyzeCommand.detector { try runDetector(blocks, configuration) }
+      beats = try AnalyzeCommand.detector { try timedDetection(blocks, configuration) }
     }
     let seconds = now() - start
     let total = Double(samples) * Double(max(1, runs))
@@ -80,7 +80,7 @@ enum DetectorBenchmark {
 
   /// The measured loop (scripts/bench points callgrind's --toggle-collect at this function).
   @inline(never)
-  static func runDetector(
+  static func timedDetection(
     _ blocks: [RecordingBlock], _ configuration: BeatDetectorConfiguration
   ) throws(BeatDetectorError) -> Int {
     var detector = try BeatDetector(configuration: configuration)

@@ -88,5 +88,19 @@ struct FixedPointFilterTests {
     }
     median.scale(byQ15: 1 << 14)
     #expect(median.median == 10)
+    // Against a plain sort, over a fixed pseudo-random sequence.
+    var state: UInt64 = 99
+    var brute = RecentMedian()
+    var window: [Int64] = []
+    for _ in 0..<500 {
+      state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+      let value = Int64(state >> 44) - 500_000
+      brute.push(value)
+      window.append(value)
+      if window.count > 5 { window.removeFirst() }
+      let sorted = window.sorted()
+      let n = sorted.count
+      #expect(brute.median == (n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2))
+    }
   }
 }
