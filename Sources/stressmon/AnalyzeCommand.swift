@@ -64,9 +64,14 @@ struct AnalyzeCommand: ParsableCommand {
   @Option(name: .customLong("benchmark-detector"), help: .hidden)
   var benchmarkRuns: Int?
 
+  /// For scripts/bench: the seconds from opening the file to the last byte of output, on stderr as JSON.
+  @Flag(name: .customLong("timing"), help: .hidden)
+  var timing = false
+
   // MARK: - Run
 
   func run() throws {
+    let started = HotLoopBenchmark.now()
     let reader = try Self.recording { try RecordingReader(path: file, channels: column.map { [$0] }) }
     let rateHz = try resolveRate(reader.sidecar)
     let windows = try windowConfiguration()
@@ -93,6 +98,10 @@ struct AnalyzeCommand: ParsableCommand {
       CLIOutput.line(report.json.text)
     } else {
       for line in report.summaryLines { CLIOutput.line(line) }
+    }
+    if timing {
+      let seconds = HotLoopBenchmark.now() - started
+      CLIOutput.error("{\"seconds\": \(seconds), \"samples\": \(analyzer.streamSamples)}")
     }
   }
 
@@ -163,11 +172,13 @@ struct AnalyzeCommand: ParsableCommand {
   }
 }
 
-/// Blocks of the recording, with a look-ahead for polarity detection that is replayed afterwards.
+/// Blocks of the recording: first any look-ahead kept for polarity detection, then the rest read on a
+/// second thread (`BlockPipe`) while this one analyses.
 struct BlockSource {
   let reader: RecordingReader
   var progress: ProgressBar
   private var buffered: [RecordingBlock] = []
+  private var pipe: BlockPipe?
 
   init(reader: RecordingReader, progress: ProgressBar) {
     self.reader = reader
@@ -176,7 +187,12 @@ struct BlockSource {
 
   mutating func next() throws -> RecordingBlock? {
     if !buffered.isEmpty { return buffered.removeFirst() }
-    let block = try AnalyzeCommand.recording { try reader.nextBlock() }
+    if pipe == nil {
+      let started = BlockPipe(reader: reader)
+      started.start()
+      pipe = started
+    }
+    let block = try AnalyzeCommand.recording { try pipe?.next() }
     if let block { progress.advance(by: block.count) }
     return block
   }
