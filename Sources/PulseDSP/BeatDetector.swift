@@ -77,6 +77,9 @@ public struct BeatDetector: Sendable {
   var rangeMin = Int64.max
   var steepestSlope: Int64 = 0
   var rawBad = false
+  /// Raw-intensity input: the light level (block mean) while beats were good, and how many blocks ago.
+  var contactLevel: Int64 = 0
+  var blocksSinceContact = 0
 
   // Events of the current sample, drained after it.
   var readyBeat: DetectedBeat?
@@ -150,6 +153,7 @@ public struct BeatDetector: Sendable {
     lowPass.reset()
     rawBad = false
     readyBeat = nil
+    contactLevel = 0
     restart(at: 0, settle: true)
     setQuality(.settling, at: position)
   }
@@ -194,6 +198,27 @@ public struct BeatDetector: Sendable {
     }
   }
 
+  /// Raw intensity (pulses down) falls to a small fraction of its level when the finger leaves the sensor,
+  /// whatever the sensor: a block whose mean is below `BeatDetectorTuning.contactLossShare` of the level seen
+  /// while beats were good is "no contact", until the level comes back or `contactMemorySeconds` pass (a
+  /// finger put back more lightly is then accepted). Without this, noise after the finger left would be
+  /// searched for beats.
+  mutating func lightLost(_ block: RawSignalMonitor.BlockState) -> Bool {
+    guard invert else { return false }
+    let mean = monitor.lastMean
+    blocksSinceContact += 1
+    if contactLevel > 0 && blocksSinceContact <= parameters.contactMemoryBlocks
+      && mean < (contactLevel &* parameters.contactLossShareQ8) >> 8
+    {
+      return true
+    }
+    if block == .usable && quality == .good {
+      contactLevel = mean
+      blocksSinceContact = 0
+    }
+    return false
+  }
+
   mutating func setQuality(_ newQuality: SignalQuality, at stream: Int64) {
     guard newQuality != quality else { return }
     quality = newQuality
@@ -202,12 +227,17 @@ public struct BeatDetector: Sendable {
 
   /// A finished half-second block of raw input: bad blocks suspend detection, the first good one after them
   /// restarts learning.
-  mutating func handleBlock(_ block: RawSignalMonitor.BlockState) {
+  mutating func handleBlock(_ reported: RawSignalMonitor.BlockState) {
     let blockStart = position &- Int64(monitor.blockLength)
+    let block = lightLost(reported) ? .dark : reported
     switch block {
     case .usable:
       if rawBad {
         rawBad = false
+        // The level usually jumps when contact returns (a finger back on a raw-intensity sensor: tens of
+        // thousands of counts): the filters start afresh from here instead of ringing for seconds.
+        highPass.reset()
+        lowPass.reset()
         restart(at: workingIndex, settle: true)
         setQuality(.settling, at: position &- 1)
       } else if quality == .clipped {

@@ -33,6 +33,8 @@ extension BeatDetector {
     let scoreThresholdQ16: Int64
     let relaxedScoreThresholdQ16: Int64
     let minimumAmplitudeQ8: Int64
+    let contactLossShareQ8: Int64
+    let contactMemoryBlocks: Int
     let hysteresisFloorQ8: Int64
     /// Low-pass group delay plus the decimator's centre offset, in input samples × 65 536.
     let timeCorrectionQ16: Int64
@@ -64,6 +66,8 @@ extension BeatDetector {
       scoreThresholdQ16 = q16(T.scoreThreshold * T.scoreThreshold)
       relaxedScoreThresholdQ16 = q16(T.relaxedScoreThreshold * T.relaxedScoreThreshold)
       minimumAmplitudeQ8 = Int64(max(1, minimumAmplitude)) << 8
+      contactLossShareQ8 = q8(T.contactLossShare)
+      contactMemoryBlocks = Int((T.contactMemorySeconds / RawSignalMonitor.blockSeconds).rounded())
       hysteresisFloorQ8 = max(1, minimumAmplitudeQ8 / 2)
       let m = Double(decimationFactor)
       timeCorrectionQ16 = Int64(((groupDelay * m - (m - 1) / 2) * 65_536).rounded())

@@ -74,6 +74,12 @@ enum BeatDetectorTuning {
   static let lostAfterIntervals = 2.5
   /// Intervals longer than this are not used for the expected interval (a missed beat, a pause).
   static let longestIntervalSeconds = 2.0
+  /// Raw intensity below this share of its level during good beats means the finger left (reflectance
+  /// drops by 90 % and more; pressure and motion change it by tens of per cent)...
+  static let contactLossShare = 0.25
+  /// ...remembered this long, after which a new, lower level is accepted as contact.
+  static let contactMemorySeconds = 30.0
+
   /// Expected interval before any is known (only used for the adaptation timers).
   static let defaultIntervalSeconds = 1.0
 }

@@ -33,6 +33,9 @@ struct RawSignalMonitor: Sendable {
   let rails: BeatDetectorConfiguration.Rails
 
   private var remaining: Int
+  private var blockSum: Int64 = 0
+  /// Mean of the last finished block (raw units).
+  private(set) var lastMean: Int64 = 0
   private var blockMin = Int32.max
   private var blockMax = Int32.min
   private var runValue: Int32 = 0
@@ -55,6 +58,7 @@ struct RawSignalMonitor: Sendable {
   /// Observes one raw sample; returns the block's state when this sample completed a block, else nil.
   @inline(__always)
   mutating func observe(_ sample: Int32) -> BlockState? {
+    blockSum &+= Int64(sample)
     if sample < blockMin { blockMin = sample }
     if sample > blockMax { blockMax = sample }
     if sample == runValue {
@@ -72,6 +76,7 @@ struct RawSignalMonitor: Sendable {
   /// Starts a new block (after a gap: the run and the extremes must not span it).
   mutating func reset() {
     remaining = blockLength
+    blockSum = 0
     blockMin = .max
     blockMax = .min
     runLength = 0
@@ -83,6 +88,8 @@ struct RawSignalMonitor: Sendable {
 
   private mutating func finishBlock() -> BlockState {
     let span = Int64(blockMax) - Int64(blockMin)
+    lastMean = blockSum / Int64(blockLength)
+    blockSum = 0
     let state: BlockState
     let clipped = peaksPointDown ? railBottom == blockMin : railTop == blockMax
     if span <= flatThreshold {

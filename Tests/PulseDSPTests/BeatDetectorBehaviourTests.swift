@@ -86,6 +86,29 @@ struct BeatDetectorBehaviourTests {
     #expect(detector.quality == .noContact)
   }
 
+  @Test("A finger lifted off a raw-intensity sensor (light drops to noisy ambient) is 'no contact', not beats")
+  func fingerLiftedFromRawIntensity() throws {
+    // Given raw intensity at a MAX30102-like level, with 20 s of ambient light (300 ± 15 counts) in the middle
+    let recording = try SharedRecording.load("bsn_fspo2_chn1")
+    var samples = recording.samples.map { $0 + 150_000 }
+    var state: UInt32 = 77  // fixed-seed LCG: the same noise every run
+    let from = 40_000
+    let to = 60_000
+    for i in from..<to {
+      state = state &* 1_664_525 &+ 1_013_904_223
+      samples[i] = 285 + Int32(state >> 27)
+    }
+    let (beats, qualities) = try recording.detect(samples: samples)
+    let start = Double(recording.skipped + from)
+    let end = Double(recording.skipped + to)
+    // Then: no contact within half a second, at most the beat in flight when it happened, and beats again
+    // within two seconds of the finger coming back
+    #expect(qualities.contains { $0.0 == .noContact && abs(Double($0.1) - start) <= 0.5 * recording.rateHz })
+    #expect(beats.filter { $0.position > start + 300 && $0.position < end }.isEmpty)
+    let firstAfter = try #require(beats.first { $0.position > end })
+    #expect(firstAfter.position - end < 2 * recording.rateHz)
+  }
+
   @Test("An input pinned at an 18-bit rail is 'saturated'; beats stop there and resume after it")
   func railIsSaturated() throws {
     // Given raw intensity (pulses down) with 10 s pinned at 2^18 − 1 in the middle
