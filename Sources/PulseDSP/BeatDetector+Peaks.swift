@@ -95,6 +95,16 @@ extension BeatDetector {
     if hasLastBeat {
       let expected = intervals.isEmpty ? 0 : intervals.median
       let zone = max(p.zoneSamples, (expected &* p.zoneShareQ8) >> 8)
+      // Beyond the zone, a late reflected wave (slow heart, compliant arteries) is still lower than the
+      // beats (their usual height, and the last one's) and rises less than the last beat did. Without this a
+      // detector that once took such waves for beats stays locked at twice the heart rate.
+      let heightZone = max(p.heightZoneSamples, (expected &* p.zoneShareQ8) >> 8)
+      let heightReference = min(lastHeight, heights.isEmpty ? lastHeight : heights.median)
+      if sinceLast >= zone && sinceLast < heightZone && heightReference > 0
+        && c.value &* 256 < p.secondaryRatioQ8 &* heightReference && c.amplitude < lastAmplitude
+      {
+        return false
+      }
       if sinceLast < zone {
         // Secondary-wave zone: only a beat as large and as tall as the last one passes.
         if c.amplitude &* 256 < p.secondaryRatioQ8 &* lastAmplitude { return false }
@@ -158,6 +168,7 @@ extension BeatDetector {
       if interval <= parameters.longestIntervalSamples { intervals.push(interval) }
     }
     amplitudes.push(c.amplitude)
+    heights.push(c.value)
     slopes.push(max(1, c.slope))
     hasLastBeat = true
     lastBeatIndex = c.index
@@ -220,6 +231,7 @@ extension BeatDetector {
   /// the settling time if `settle`.
   mutating func restart(at index: Int64, settle: Bool) {
     amplitudes.removeAll()
+    heights.removeAll()
     slopes.removeAll()
     intervals.removeAll()
     decayQ15 = 1 << 15

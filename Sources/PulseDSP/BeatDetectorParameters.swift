@@ -16,6 +16,7 @@ extension BeatDetector {
     let mergeSamples: Int64
     let confirmSamples: Int64
     let zoneSamples: Int64
+    let heightZoneSamples: Int64
     let decayAfterSamples: Int64
     let lostAfterSamples: Int64
     let longestIntervalSamples: Int64
@@ -51,6 +52,7 @@ extension BeatDetector {
       mergeSamples = samples(T.mergeSeconds)
       confirmSamples = samples(T.confirmSeconds)
       zoneSamples = samples(T.secondaryZoneSeconds)
+      heightZoneSamples = samples(T.secondaryHeightZoneSeconds)
       decayAfterSamples = samples(T.decayAfterSeconds)
       lostAfterSamples = samples(T.lostAfterSeconds)
       longestIntervalSamples = samples(T.longestIntervalSeconds)

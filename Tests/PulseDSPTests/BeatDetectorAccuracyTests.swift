@@ -104,6 +104,23 @@ struct BeatDetectorAccuracyTests {
     }
   }
 
+  @Test("Slower and faster hearts: the same pulses read at 0.6x and 2x their rate keep their beats (41-194 bpm)")
+  func heartRateRange() throws {
+    // Reading the samples at another rate stretches or compresses time: heartpy_data3 read at 0.6x beats at
+    // 58 bpm with its secondary wave 0.5 s after each peak (the double-rate trap); at 2x, 194 bpm.
+    for (name, factor) in [("heartpy_data3", 0.6), ("heartpy_data3", 2.0), ("bsn_bvp_rest", 0.6), ("bsn_bvp_rest", 2.0),
+                           ("systole_ppg", 0.6), ("systole_ppg", 2.0)] {
+      let recording = try SharedRecording.load(name)
+      let base = try recording.detect().beats.map(\.position)
+      let scaled = try recording.detect(
+        configuration: BeatDetectorConfiguration(sampleRateHz: recording.rateHz * factor, polarity: recording.polarity)
+      ).beats.map(\.position)
+      let pairs = BeatScoring.match(reference: base, detected: scaled, tolerance: 0.05 * recording.rateHz)
+      let f1 = Double(2 * pairs.count) / Double(base.count + scaled.count)
+      #expect(f1 >= 0.95, "\(name) read at \(factor)x: F1 \(f1) (\(scaled.count) beats vs \(base.count))")
+    }
+  }
+
   private func decimate(_ samples: [Int32], by factor: Int) -> [Int32] {
     stride(from: 0, to: samples.count - factor + 1, by: factor).map { start in
       var sum: Int64 = 0
