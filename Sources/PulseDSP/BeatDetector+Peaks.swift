@@ -165,6 +165,7 @@ extension BeatDetector {
       let expected = intervals.median
       regular = !intervals.isEmpty
         && abs(interval &- expected) &* 256 < parameters.regularToleranceQ8 &* expected
+      noteRhythm(interval)
       if interval <= parameters.longestIntervalSamples { intervals.push(interval) }
     }
     amplitudes.push(c.amplitude)
@@ -178,7 +179,33 @@ extension BeatDetector {
     updateTimers()
     readyBeat = DetectedBeat(
       positionQ16: beatPositionQ16(c), reportedAt: position &- 1, amplitudeQ8: c.amplitude, upslopeQ8: c.slope)
-    if quality != .clipped { setQuality(.good, at: position &- 1) }
+    updateQualityFromRhythm()
+  }
+
+  // MARK: - Rhythm
+
+  /// Records whether an interval continues the rhythm (within `rhythmTolerance` of the expected interval,
+  /// or of the previous one while none is expected yet).
+  mutating func noteRhythm(_ interval: Int64) {
+    let reference = intervals.isEmpty ? lastInterval : intervals.median
+    let off = interval > parameters.longestIntervalSamples
+      || (reference > 0 && abs(interval &- reference) &* 256 > parameters.rhythmToleranceQ8 &* reference)
+    rhythm = ((rhythm << 1) | (off ? 1 : 0)) & 0b11111
+    rhythmCount = min(5, rhythmCount + 1)
+    lastInterval = interval
+  }
+
+  /// Beats count as good signal once two intervals in a row continue the rhythm; when three of the last five
+  /// do not, the beats are likely motion or noise: poor signal (the beats are still reported; the IBI
+  /// cleaner judges them). Clipped stays clipped.
+  mutating func updateQualityFromRhythm() {
+    guard quality != .clipped else { return }
+    let offCount = (rhythm & 1) + (rhythm >> 1 & 1) + (rhythm >> 2 & 1) + (rhythm >> 3 & 1) + (rhythm >> 4 & 1)
+    if quality == .good {
+      if offCount >= 3 { setQuality(.poorSignal, at: position &- 1) }
+    } else if rhythmCount >= 2 && rhythm & 0b11 == 0 {
+      setQuality(.good, at: position &- 1)
+    }
   }
 
   /// Sub-sample peak by a parabola through the three samples around it, mapped to the input timeline.
@@ -239,6 +266,9 @@ extension BeatDetector {
     slopeReference = 0
     hasLastBeat = false
     regular = false
+    rhythm = 0
+    rhythmCount = 0
+    lastInterval = 0
     hasPending = false
     settledAfter = index &+ (settle ? parameters.settleSamples : 0)
     rangeMax = .min

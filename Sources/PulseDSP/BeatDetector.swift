@@ -71,6 +71,10 @@ public struct BeatDetector: Sendable {
   var lastAmplitude: Int64 = 0
   var lastHeight: Int64 = 0
   var regular = false
+  /// The last five intervals, newest in bit 0: 1 = off the rhythm.
+  var rhythm = 0
+  var rhythmCount = 0
+  var lastInterval: Int64 = 0
   var settledAfter: Int64 = 0
   var decayFrom = Int64.max
   var lostAt = Int64.max
@@ -242,7 +246,7 @@ public struct BeatDetector: Sendable {
         restart(at: workingIndex, settle: true)
         setQuality(.settling, at: position &- 1)
       } else if quality == .clipped {
-        setQuality(hasLastBeat ? .good : .settling, at: position &- 1)
+        setQuality(hasLastBeat && rhythmCount >= 2 && rhythm & 0b11 == 0 ? .good : .settling, at: position &- 1)
       }
     case .clipped:
       // Detection goes on (the flat top's middle is still a usable peak); the state says so.

@@ -28,6 +28,7 @@ extension BeatDetector {
     let zoneShareQ8: Int64
     let secondaryRatioQ8: Int64
     let regularToleranceQ8: Int64
+    let rhythmToleranceQ8: Int64
     let phaseToleranceQ8: Int64
     let featureFloorQ8: Int64
     /// Scores are compared squared: (amplitude ratio × slope ratio) in Q16 against threshold² in Q16.
@@ -63,6 +64,7 @@ extension BeatDetector {
       zoneShareQ8 = q8(T.secondaryZoneShareOfInterval)
       secondaryRatioQ8 = q8(T.secondaryRatio)
       regularToleranceQ8 = q8(T.regularTolerance)
+      rhythmToleranceQ8 = q8(T.rhythmTolerance)
       phaseToleranceQ8 = q8(T.phaseTolerance)
       featureFloorQ8 = q8(T.featureFloor)
       scoreThresholdQ16 = q16(T.scoreThreshold * T.scoreThreshold)

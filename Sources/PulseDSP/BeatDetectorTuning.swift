@@ -44,6 +44,8 @@ enum BeatDetectorTuning {
   /// Neither amplitude nor slope may fall below this share of its reference, whatever the score.
   static let featureFloor = 0.2
   static let regularTolerance = 0.15
+  /// For the signal-quality state: an interval more than this share off the expected one breaks the rhythm.
+  static let rhythmTolerance = 0.3
 
   // MARK: - Secondary (dicrotic / reflected) waves
 

@@ -6,7 +6,7 @@ public enum SignalQuality: UInt8, Sendable, CaseIterable, Codable, CustomStringC
   /// Just started or restarted (after a gap, a lost finger, or lost lock): filters settle and the detector
   /// learns the pulse amplitude. No beats yet.
   case settling
-  /// Beats are being found at a plausible rhythm.
+  /// Beats are being found at a steady rhythm (two intervals in a row within 30 % of the expected one).
   case good
   /// The input is flat (nothing varies by more than the flat threshold), or below the configured "no finger"
   /// DC level: no finger on the sensor, or a dead channel.
@@ -17,8 +17,9 @@ public enum SignalQuality: UInt8, Sendable, CaseIterable, Codable, CustomStringC
   /// The systolic peaks touch a rail briefly (flat tops of 50 ms or more): beats are still found, at the
   /// middle of the flat top, with less precise timing. Counts as saturated for HRV windows.
   case clipped
-  /// The signal varies but no credible pulse has been found for several expected beats: motion, low
-  /// perfusion, or noise.
+  /// The signal varies but gives no steady rhythm: no credible pulse for several expected beats (lock lost,
+  /// the detector learns afresh), or three of the last five intervals off the rhythm (motion, noise; beats
+  /// are still reported and the IBI cleaner judges them).
   case poorSignal
 
   public var description: String {
