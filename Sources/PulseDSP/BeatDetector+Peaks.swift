@@ -95,13 +95,12 @@ extension BeatDetector {
     if hasLastBeat {
       let expected = intervals.isEmpty ? 0 : intervals.median
       let zone = max(p.zoneSamples, (expected &* p.zoneShareQ8) >> 8)
-      // Beyond the zone, a late reflected wave (slow heart, compliant arteries) is still lower than the
-      // beats (their usual height, and the last one's) and rises less than the last beat did. Without this a
-      // detector that once took such waves for beats stays locked at twice the heart rate.
+      // Beyond the zone, a late reflected wave (slow heart, compliant arteries) is still lower than the last
+      // beat and rises less than it did. Without this a detector that once took such waves for beats stays
+      // locked at twice the heart rate.
       let heightZone = max(p.heightZoneSamples, (expected &* p.zoneShareQ8) >> 8)
-      let heightReference = min(lastHeight, heights.isEmpty ? lastHeight : heights.median)
-      if sinceLast >= zone && sinceLast < heightZone && heightReference > 0
-        && c.value &* 256 < p.secondaryRatioQ8 &* heightReference && c.amplitude < lastAmplitude
+      if sinceLast >= zone && sinceLast < heightZone && lastHeight > 0
+        && c.value &* 256 < p.secondaryRatioQ8 &* lastHeight && c.amplitude < lastAmplitude
       {
         return false
       }
@@ -169,7 +168,6 @@ extension BeatDetector {
       if interval <= parameters.longestIntervalSamples { intervals.push(interval) }
     }
     amplitudes.push(c.amplitude)
-    heights.push(c.value)
     slopes.push(max(1, c.slope))
     hasLastBeat = true
     lastBeatIndex = c.index
@@ -258,7 +256,6 @@ extension BeatDetector {
   /// the settling time if `settle`.
   mutating func restart(at index: Int64, settle: Bool) {
     amplitudes.removeAll()
-    heights.removeAll()
     slopes.removeAll()
     intervals.removeAll()
     decayQ15 = 1 << 15

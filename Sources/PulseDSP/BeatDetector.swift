@@ -60,7 +60,6 @@ public struct BeatDetector: Sendable {
 
   // Running references and rhythm.
   var amplitudes = RecentMedian()
-  var heights = RecentMedian()
   var slopes = RecentMedian()
   var intervals = RecentMedian()
   var decayQ15: Int64 = 1 << 15

@@ -55,8 +55,8 @@ enum BeatDetectorTuning {
   static let secondaryZoneSeconds = 0.45
   static let secondaryZoneShareOfInterval = 0.6
   static let secondaryRatio = 0.6
-  /// Up to this long after a beat (or the zone, if longer), a candidate lower than 0.6 × the beats' height
-  /// and rising less than the last beat is a late secondary wave.
+  /// Up to this long after a beat (or the zone, if longer), a candidate lower than 0.6 × the last beat's
+  /// height and rising less than it is a late secondary wave.
   static let secondaryHeightZoneSeconds = 0.6
 
   // MARK: - Adaptation
