@@ -32,6 +32,12 @@ public final class RecordingReader {
   private var sampleIndex = 0
   private var skipRemaining: Int
   private static let headroomLimit: Int64 = 1 << 29
+  /// Hot-path tables, built once: the slot of each header field and the decimals of `scale`.
+  private let slotOfField: [Int8]
+  private let decimals: Int
+  private let rowScratch: UnsafeMutablePointer<Int64>
+  /// For each channel, the first channel reading the same column; nil when no column is asked for twice.
+  private let duplicateSources: [Int]?
 
   // MARK: - Initialization
 
@@ -64,6 +70,14 @@ public final class RecordingReader {
       self.skipRemaining = max(0, skipLeadingSamples ?? sidecar?.startupSamplesToSkip ?? 0)
       self.scale = Self.chooseScale(cursor.buffer, cursor.start, cursor.end, columns: wanted)
       self.cursor = cursor
+      var slots = [Int8](repeating: Self.ignoredSlot, count: names.count)
+      if let gapColumn { slots[gapColumn] = Self.gapSlot }
+      for (slot, column) in wanted.enumerated().reversed() { slots[column] = Int8(clamping: slot) }
+      self.slotOfField = slots
+      self.decimals = Self.decimalDigits(of: self.scale)
+      self.rowScratch = .allocate(capacity: max(1, wanted.count))
+      let sources = wanted.map { column in wanted.firstIndex(of: column)! }
+      self.duplicateSources = sources == Array(wanted.indices) ? nil : sources
     } catch let error as RecordingError {
       close(fd)
       throw error
@@ -73,57 +87,71 @@ public final class RecordingReader {
     }
   }
 
-  deinit { if fd >= 0 { close(fd) } }
+  deinit {
+    if fd >= 0 { close(fd) }
+    rowScratch.deallocate()
+  }
 
   // MARK: - Public
 
   /// The next block of at most `maxSamples` contiguous samples; nil at the end of the file.
   public func nextBlock(maxSamples: Int = 1 << 16) throws(RecordingError) -> RecordingBlock? {
-    var channels = [[Int32]](repeating: [], count: channelColumns.count)
-    for i in channels.indices { channels[i].reserveCapacity(min(max(1, maxSamples), 1 << 16)) }
-    var gapBefore = 0
-    var firstIndex = sampleIndex
-    var count = 0
+    let limit = max(1, maxSamples)
+    let width = channelColumns.count
+    var state = RowState(lineNumber: lineNumber, sampleIndex: sampleIndex, skipRemaining: skipRemaining)
+    state.firstIndex = sampleIndex
+    // Rows interleaved (row-major) while parsing; split into channels at the end.
+    var rows: [Int32] = []
+    rows.reserveCapacity(min(limit, 1 << 16) * width)
     if let carried = carry {
       // The first row of this block was read last time: it followed a gap, so it opened a new block.
       carry = nil
-      gapBefore = carried.gap
-      firstIndex = carried.index
-      for i in channels.indices { channels[i].append(carried.values[i]) }
-      count = 1
+      state.gapBefore = carried.gap
+      state.firstIndex = carried.index
+      rows.append(contentsOf: carried.values)
+      state.count = 1
     }
-    var row = [Int64](repeating: 0, count: channelColumns.count)
-    while count < maxSamples {
-      if cursor.start >= cursor.end || !hasNewline() {
-        if !cursor.atEOF {
-          try fill()
-          continue
-        }
-        if cursor.start >= cursor.end { break }
-      }
-      var gap: Int64 = 0
-      guard try parseRow(into: &row, gap: &gap) else { continue }  // blank line
-      let index = sampleIndex + Int(gap)
-      sampleIndex = index + 1
-      if skipRemaining > 0 {
-        skipRemaining -= 1
-        gapBefore += Int(gap) + 1
-        firstIndex = sampleIndex
+    while state.count < limit && state.carry == nil {
+      if cursor.start >= cursor.end {
+        if cursor.atEOF { break }
+        try fill()
         continue
       }
-      if gap > 0 && count > 0 {
-        carry = (row.map { Int32(truncatingIfNeeded: $0) }, Int(gap), index)
-        break
+      // Parse the complete lines in the buffer (all of it at the end of the file) in one pass.
+      let regionEnd = cursor.atEOF ? cursor.end : lastLineEnd()
+      if regionEnd <= cursor.start {
+        try fill()
+        continue
       }
-      if count == 0 {
-        gapBefore += Int(gap)
-        firstIndex = index
+      var position = cursor.start
+      let failure = cursor.buffer.withUnsafeBufferPointer { buffer in
+        slotOfField.withUnsafeBufferPointer { slots in
+          Self.parseRows(
+            buffer.baseAddress!, &position, regionEnd, slots: slots, width: width, decimals: decimals,
+            limit: limit, state: &state, rows: &rows, row: rowScratch, sources: duplicateSources)
+        }
       }
-      for i in channels.indices { channels[i].append(Int32(truncatingIfNeeded: row[i])) }
-      count += 1
+      cursor.start = position
+      if let failure {
+        lineNumber = state.lineNumber
+        throw error(for: failure)
+      }
     }
-    guard count > 0 else { return nil }
-    return RecordingBlock(gapBefore: gapBefore, firstSampleIndex: firstIndex, channels: channels)
+    lineNumber = state.lineNumber
+    sampleIndex = state.sampleIndex
+    skipRemaining = state.skipRemaining
+    if let next = state.carry { carry = next }
+    guard state.count > 0 else { return nil }
+    var channels = [[Int32]](repeating: [], count: width)
+    if width == 1 {
+      channels[0] = rows
+    } else {
+      for c in 0..<width {
+        channels[c].reserveCapacity(state.count)
+        for r in 0..<state.count { channels[c].append(rows[r * width + c]) }
+      }
+    }
+    return RecordingBlock(gapBefore: state.gapBefore, firstSampleIndex: state.firstIndex, channels: channels)
   }
 
   /// Every block of the file, for whole-file analysis and tests.
@@ -140,88 +168,198 @@ public final class RecordingReader {
 
   private var carry: (values: [Int32], gap: Int, index: Int)?
 
-  private func hasNewline() -> Bool {
-    cursor.buffer.withUnsafeBufferPointer { memchr($0.baseAddress! + cursor.start, 0x0A, cursor.end - cursor.start) != nil }
+  /// One past the last newline in the unread bytes (the end of the last complete line), or `cursor.start`
+  /// when there is none.
+  private func lastLineEnd() -> Int {
+    cursor.buffer.withUnsafeBufferPointer { p in
+      var i = cursor.end
+      while i > cursor.start && p[i - 1] != 0x0A { i -= 1 }
+      return i
+    }
   }
 
   private func fill() throws(RecordingError) { try cursor.fill(fd: fd, path: path) }
 
-  /// Parses one data row's wanted columns (and gap). Returns false for a blank line.
-  private func parseRow(into row: inout [Int64], gap: inout Int64) throws(RecordingError) -> Bool {
-    let line = lineNumber
-    lineNumber += 1
-    let end = cursor.end
-    var start = cursor.start
-    let result = cursor.buffer.withUnsafeBufferPointer { p in
-      Self.parseLine(p.baseAddress!, &start, end, columns: channelColumns, gapColumn: gapColumn, scale: scale, into: &row, gap: &gap)
-    }
-    cursor.start = start
-    switch result {
-    case .ok: return true
-    case .blank: return false
-    case .bad(let column, let text):
-      let name = column == gapColumn ? "gap" : header[column]
-      throw .badValue(path: path, line: line, column: name, text: text)
-    case .missing(let column):
-      throw .badValue(path: path, line: line, column: header[column], text: "")
-    case .tooLarge(let column):
-      throw .outOfRange(path: path, line: line, column: header[column])
+  private func error(for failure: RowFailure) -> RecordingError {
+    switch failure.kind {
+    case .bad(let text):
+      let name = failure.column == gapColumn ? "gap" : header[failure.column]
+      return .badValue(path: path, line: failure.line, column: name, text: text)
+    case .missing:
+      return .badValue(path: path, line: failure.line, column: header[failure.column], text: "")
+    case .tooLarge:
+      return .outOfRange(path: path, line: failure.line, column: header[failure.column])
     }
   }
 
-  enum LineResult { case ok, blank, bad(Int, String), missing(Int), tooLarge(Int) }
+  /// Where the parse of a block stands; copied in and out so the hot loop touches no class properties.
+  private struct RowState {
+    var lineNumber: Int
+    var sampleIndex: Int
+    var skipRemaining: Int
+    var count = 0
+    var gapBefore = 0
+    var firstIndex = 0
+    var carry: (values: [Int32], gap: Int, index: Int)?
 
-  /// The hot loop: walks the bytes of one line, parsing only the wanted fields as fixed-point decimals.
-  private static func parseLine(
-    _ base: UnsafePointer<UInt8>, _ start: inout Int, _ end: Int, columns: [Int], gapColumn: Int?, scale: Int32,
-    into row: inout [Int64], gap: inout Int64
-  ) -> LineResult {
-    var i = start
-    var field = 0
-    var found = 0
-    var blank = true
-    let decimals = decimalDigits(of: scale)
-    var result = LineResult.ok
-    while i < end && base[i] != 0x0A {
-      let fieldStart = i
-      while i < end && base[i] != 0x2C && base[i] != 0x0A { i += 1 }
-      var s = fieldStart
-      var e = i
-      while s < e && (base[s] == 0x20 || base[s] == 0x09 || base[s] == 0x22) { s += 1 }
-      while e > s && (base[e - 1] == 0x20 || base[e - 1] == 0x09 || base[e - 1] == 0x0D || base[e - 1] == 0x22) { e -= 1 }
-      if e > s { blank = false }
-      let wantedAt = columns.firstIndex(of: field)
-      if wantedAt != nil || field == gapColumn {
-        if case .ok = result {
-          if e == s && field == gapColumn {
-            gap = 0
-          } else if let value = parseDecimal(base, s, e, decimals: field == gapColumn ? 0 : decimals) {
-            if let slot = wantedAt {
-              if value > Int64(Int32.max) || value < Int64(Int32.min) { result = .tooLarge(field) }
-              row[slot] = value
-              found += 1
-            } else {
-              gap = max(0, value)
-            }
-          } else if e == s {
-            result = .missing(field)
-          } else {
-            result = .bad(field, String(decoding: UnsafeBufferPointer(start: base + s, count: e - s), as: UTF8.self))
+    init(lineNumber: Int, sampleIndex: Int, skipRemaining: Int) {
+      self.lineNumber = lineNumber
+      self.sampleIndex = sampleIndex
+      self.skipRemaining = skipRemaining
+    }
+  }
+
+  private struct RowFailure {
+    enum Kind { case bad(String), missing, tooLarge }
+    var kind: Kind
+    var line: Int
+    var column: Int
+  }
+
+  /// Slot of each header field: ≥ 0 a wanted channel, `gapSlot` the gap column, `ignoredSlot` otherwise.
+  private static let gapSlot: Int8 = -2
+  private static let ignoredSlot: Int8 = -1
+
+  /// The hot loop: parses the rows in [position, end) (complete lines), applying gaps, the start-up skip and
+  /// the block limit, until the limit, a gap that must open a new block, or an error. Failures are kept as
+  /// plain integers inside the loop (a String-carrying optional there costs a third of the time).
+  private static func parseRows(
+    _ base: UnsafePointer<UInt8>, _ position: inout Int, _ end: Int, slots: UnsafeBufferPointer<Int8>, width: Int,
+    decimals: Int, limit: Int, state: inout RowState, rows: inout [Int32], row: UnsafeMutablePointer<Int64>,
+    sources: [Int]?
+  ) -> RowFailure? {
+    let distinct = sources.map { Set($0).count } ?? width
+    let singleColumn = slots.count == 1 && width == 1 && slots[0] == 0
+    var i = position
+    defer { position = i }
+    while i < end && state.count < limit {
+      let line = state.lineNumber
+      state.lineNumber += 1
+      var field = 0
+      var found = 0
+      var blank = true
+      var gap: Int64 = 0
+      // 0 ok, 1 bad value, 2 missing, 3 too large; the field and its trimmed bytes.
+      var failure = 0
+      var failedField = 0
+      var failedStart = 0
+      var failedEnd = 0
+      if singleColumn {
+        // One column, no gap: the whole line is the value (the common case, taken without the field loop).
+        let lineStart = i
+        while i < end && base[i] != 0x0A { i += 1 }
+        var s = lineStart
+        var e = i
+        if i < end { i += 1 }
+        while s < e && (base[s] == 0x20 || base[s] == 0x09 || base[s] == 0x22) { s += 1 }
+        while e > s && (base[e - 1] == 0x20 || base[e - 1] == 0x09 || base[e - 1] == 0x0D || base[e - 1] == 0x22) {
+          e -= 1
+        }
+        if e == s { continue }
+        var hasComma = false
+        for k in s..<e where base[k] == 0x2C { hasComma = true }
+        if !hasComma {
+          guard let value = parseDecimal(base, s, e, decimals: decimals) else {
+            return RowFailure(kind: .bad(String(decoding: UnsafeBufferPointer(start: base + s, count: e - s), as: UTF8.self)), line: line, column: 0)
           }
+          if value > Int64(Int32.max) || value < Int64(Int32.min) {
+            return RowFailure(kind: .tooLarge, line: line, column: 0)
+          }
+          row[0] = value
+          found = 1
+        } else {
+          // Extra fields beyond the header: re-parse this line the general way.
+          i = lineStart
         }
       }
-      field += 1
-      if i < end && base[i] == 0x2C { i += 1 }
+      if found == 0 {
+        for c in 0..<width { row[c] = Int64.min }
+        while true {
+          let fieldStart = i
+          while i < end && base[i] != 0x2C && base[i] != 0x0A { i += 1 }
+          let slot = field < slots.count ? slots[field] : ignoredSlot
+          if slot != ignoredSlot || blank {
+            var s = fieldStart
+            var e = i
+            while s < e && (base[s] == 0x20 || base[s] == 0x09 || base[s] == 0x22) { s += 1 }
+            while e > s && (base[e - 1] == 0x20 || base[e - 1] == 0x09 || base[e - 1] == 0x0D || base[e - 1] == 0x22) {
+              e -= 1
+            }
+            if e > s { blank = false }
+            if slot != ignoredSlot && failure == 0 {
+              if e == s && slot == gapSlot {
+                gap = 0
+              } else if let value = parseDecimal(base, s, e, decimals: slot == gapSlot ? 0 : decimals) {
+                if slot == gapSlot {
+                  gap = max(0, value)
+                } else {
+                  if value > Int64(Int32.max) || value < Int64(Int32.min) {
+                    failure = 3
+                    failedField = field
+                  }
+                  if row[Int(slot)] == Int64.min { found += 1 }
+                  row[Int(slot)] = value
+                }
+              } else {
+                failure = e == s ? 2 : 1
+                failedField = field
+                failedStart = s
+                failedEnd = e
+              }
+            }
+          }
+          field += 1
+          if i < end && base[i] == 0x2C {
+            i += 1
+            continue
+          }
+          break
+        }
+        if i < end { i += 1 }  // the newline
+        if blank { continue }
+        switch failure {
+        case 1:
+          let text = String(decoding: UnsafeBufferPointer(start: base + failedStart, count: failedEnd - failedStart), as: UTF8.self)
+          return RowFailure(kind: .bad(text), line: line, column: failedField)
+        case 2: return RowFailure(kind: .missing, line: line, column: failedField)
+        case 3: return RowFailure(kind: .tooLarge, line: line, column: failedField)
+        default: break
+        }
+        if found < distinct {
+          // A wanted column beyond the row's last field.
+          for f in field..<slots.count where slots[f] >= 0 {
+            return RowFailure(kind: .missing, line: line, column: f)
+          }
+        }
+        if let sources {
+          // The same column asked for twice: copy it.
+          for c in 0..<width where sources[c] != c { row[c] = row[sources[c]] }
+        }
+      }
+      let index = state.sampleIndex + Int(gap)
+      state.sampleIndex = index + 1
+      if state.skipRemaining > 0 {
+        state.skipRemaining -= 1
+        state.gapBefore += Int(gap) + 1
+        state.firstIndex = state.sampleIndex
+        continue
+      }
+      if gap > 0 && state.count > 0 {
+        state.carry = ((0..<width).map { Int32(truncatingIfNeeded: row[$0]) }, Int(gap), index)
+        return nil
+      }
+      if state.count == 0 {
+        state.gapBefore += Int(gap)
+        state.firstIndex = index
+      }
+      for c in 0..<width { rows.append(Int32(truncatingIfNeeded: row[c])) }
+      state.count += 1
     }
-    start = i < end ? i + 1 : i
-    if blank { return .blank }
-    if case .ok = result, found < columns.count, let missing = columns.first(where: { $0 >= field }) {
-      return .missing(missing)
-    }
-    return result
+    return nil
   }
 
   /// Parses [sign] digits [. digits] [e[sign]digits] into value × 10^decimals, rounded. nil if not a number.
+  @inline(__always)
   static func parseDecimal(_ base: UnsafePointer<UInt8>, _ s: Int, _ e: Int, decimals: Int) -> Int64? {
     var i = s
     var negative = false

@@ -4,6 +4,7 @@ import ArgumentParser
 enum CommandRegistry {
   static let all: [any ParsableCommand.Type] = [
     ScoreCommand.self,
+    AnalyzeCommand.self,
     RecordCommand.self,
     DoctorCommand.self,
     RenderCommand.self,

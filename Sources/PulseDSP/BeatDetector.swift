@@ -1,0 +1,263 @@
+/// Streaming fixed-point beat detector for PPG: one sample in, at most a few events out, integer arithmetic
+/// only and no allocation per sample.
+///
+/// Chain (docs/detector.md has the details and the Q formats):
+/// 1. Raw monitor (input rate): flat / dark / pinned / clipped half-second blocks → `noContact`,
+///    `saturated` (detection suspended) or `clipped` (detection goes on).
+/// 2. Boxcar decimation to ≥ 125 Hz (none below 250 Hz), polarity flip, Q8 input units.
+/// 3. Band-pass 0.5-8 Hz: first-order high-pass (Q15) then second-order Butterworth low-pass (Q16).
+/// 4. Peak/trough tracker with hysteresis; each peak is a candidate with its rise (amplitude), steepest
+///    upslope and height.
+/// 5. Candidate rules: refractory period, secondary-wave zone, a score against running medians of the last
+///    five beats' amplitude and slope (relaxed inside a regular rhythm), merging of close peaks, decay of the
+///    references when beats are overdue, re-learning when lock is lost.
+/// 6. Beat time: parabolic interpolation around the peak, corrected for the low-pass delay and decimation.
+///
+/// Latency: a beat is reported at most `maximumLatencySeconds` after its peak (≤ 0.25 s at rates ≥ 100 Hz,
+/// ≤ 0.3 s from 25 Hz up). Gaps: call `reset(gap:)`; nothing is ever stitched across one.
+public struct BeatDetector: Sendable {
+  // MARK: - Properties
+
+  public let configuration: BeatDetectorConfiguration
+  /// Input samples averaged into one working sample.
+  public let decimationFactor: Int
+  /// The rate the peak logic runs at: input rate / decimation factor.
+  public let workingRateHz: Double
+  /// Upper bound of (report position − peak position), in input samples.
+  public let maximumLatencySamples: Int
+  /// The current view of the input.
+  public private(set) var quality: SignalQuality = .settling
+  /// Stream position of the next input sample (samples processed plus gaps).
+  public private(set) var position: Int64 = 0
+
+  var monitor: RawSignalMonitor
+  var decimator: BoxcarDecimator
+  var highPass: HighPassQ15
+  var lowPass: ButterworthLowPassQ16
+  let invert: Bool
+  let parameters: Parameters
+
+  // Working-rate clock: index of the next working sample since the last reset, and where that reset was.
+  var workingIndex: Int64 = 0
+  var origin: Int64 = 0
+  var previousValue: Int64 = 0
+
+  // Peak/trough tracker (hysteresis).
+  var rising = true
+  var peakValue = Int64.min
+  var peakIndex: Int64 = 0
+  var peakBefore: Int64 = 0
+  var peakAfter: Int64 = 0
+  var needAfter = false
+  var valley = Int64.max
+  var trough: Int64 = 0
+  var upSlope: Int64 = 0
+  var hysteresis: Int64 = 0
+
+  // The candidate waiting out the merge window.
+  var hasPending = false
+  var pending = Candidate()
+
+  // Running references and rhythm.
+  var amplitudes = RecentMedian()
+  var slopes = RecentMedian()
+  var intervals = RecentMedian()
+  var decayQ15: Int64 = 1 << 15
+  var amplitudeReference: Int64 = 0
+  var slopeReference: Int64 = 0
+  var hasLastBeat = false
+  var lastBeatIndex: Int64 = 0
+  var lastAmplitude: Int64 = 0
+  var lastHeight: Int64 = 0
+  var regular = false
+  /// The last five intervals, newest in bit 0: 1 = off the rhythm.
+  var rhythm = 0
+  var rhythmCount = 0
+  var lastInterval: Int64 = 0
+  var settledAfter: Int64 = 0
+  var decayFrom = Int64.max
+  var lostAt = Int64.max
+  var rangeMax = Int64.min
+  var rangeMin = Int64.max
+  var steepestSlope: Int64 = 0
+  var rawBad = false
+  /// Raw-intensity input: the light level (block mean) while beats were good, and how many blocks ago.
+  var contactLevel: Int64 = 0
+  var blocksSinceContact = 0
+
+  // Events of the current sample, drained after it.
+  var readyBeat: DetectedBeat?
+  var reportedQuality: SignalQuality = .settling
+  var qualityChangedAt: Int64 = 0
+
+  // MARK: - Initialization
+
+  public init(configuration: BeatDetectorConfiguration) throws(BeatDetectorError) {
+    let rate = configuration.sampleRateHz
+    guard rate.isFinite, BeatDetectorConfiguration.supportedRates.contains(rate) else {
+      throw .unsupportedRate(rate)
+    }
+    self.configuration = configuration
+    decimationFactor = min(1024, max(1, Int(rate / BeatDetectorTuning.workingRateHz)))
+    workingRateHz = rate / Double(decimationFactor)
+    monitor = RawSignalMonitor(configuration: configuration)
+    decimator = BoxcarDecimator(factor: decimationFactor)
+    highPass = HighPassQ15(cornerHz: BeatDetectorTuning.highPassCornerHz, sampleRateHz: workingRateHz)
+    let lowCorner = min(BeatDetectorTuning.lowPassCornerHz, BeatDetectorTuning.lowPassMaximumShareOfRate * workingRateHz)
+    lowPass = ButterworthLowPassQ16(cornerHz: lowCorner, sampleRateHz: workingRateHz)
+    invert = configuration.polarity == .inverted
+    parameters = Parameters(
+      workingRateHz: workingRateHz, decimationFactor: decimationFactor, groupDelay: lowPass.groupDelaySamples,
+      minimumAmplitude: configuration.minimumPulseAmplitude)
+    maximumLatencySamples = parameters.maximumLatencyInputSamples
+    restart(at: 0, settle: true)
+  }
+
+  /// Convenience: a detector for `sampleRateHz` and `polarity` with default sensor settings.
+  public init(sampleRateHz: Double, polarity: PulsePolarity = .normal) throws(BeatDetectorError) {
+    try self.init(configuration: BeatDetectorConfiguration(sampleRateHz: sampleRateHz, polarity: polarity))
+  }
+
+  /// The latency bound in seconds.
+  public var maximumLatencySeconds: Double { Double(maximumLatencySamples) / configuration.sampleRateHz }
+
+  /// Upper bound of how far behind the input any event is reported, in input samples: beats within
+  /// `maximumLatencySamples`, quality changes of the raw monitor at the end of its half-second block. A
+  /// consumer that has seen this many samples past a time knows every event before that time.
+  public var maximumReportDelaySamples: Int { max(maximumLatencySamples, monitor.blockLength) + 1 }
+
+  // MARK: - Public
+
+  /// Processes one input sample; calls `handle` for each event it completes (usually none).
+  public mutating func process(_ sample: Int32, _ handle: (BeatDetectorEvent) -> Void) {
+    if step(sample) { drain(handle) }
+  }
+
+  /// Processes a block of contiguous input samples, calling `handle` for each event in order.
+  public mutating func process(_ samples: UnsafeBufferPointer<Int32>, _ handle: (BeatDetectorEvent) -> Void) {
+    for sample in samples where step(sample) { drain(handle) }
+  }
+
+  /// Processes an array of contiguous input samples.
+  public mutating func process(_ samples: [Int32], _ handle: (BeatDetectorEvent) -> Void) {
+    samples.withUnsafeBufferPointer { process($0, handle) }
+  }
+
+  /// Starts afresh after `gap` lost samples (0 for a plain restart): filters, references and the peak
+  /// tracker are cleared, the stream position moves on by `gap`, and nothing is stitched across. Reports
+  /// `settling` through the next `process` call's handler if the quality was something else.
+  public mutating func reset(gap: Int = 0) {
+    position &+= Int64(max(0, gap))
+    origin = position
+    workingIndex = 0
+    previousValue = 0
+    monitor.reset()
+    decimator.reset()
+    highPass.reset()
+    lowPass.reset()
+    rawBad = false
+    readyBeat = nil
+    contactLevel = 0
+    restart(at: 0, settle: true)
+    setQuality(.settling, at: position)
+  }
+
+  // MARK: - Per sample
+
+  /// Runs one sample through the chain; true when an event is ready to drain.
+  @inline(__always)
+  mutating func step(_ sample: Int32) -> Bool {
+    position &+= 1
+    if let block = monitor.observe(sample) { handleBlock(block) }
+    if decimator.add(sample) { stepWorking(decimator.takeMeanQ8()) }
+    return readyBeat != nil || quality != reportedQuality
+  }
+
+  mutating func drain(_ handle: (BeatDetectorEvent) -> Void) {
+    if let beat = readyBeat {
+      readyBeat = nil
+      handle(.beat(beat))
+    }
+    if quality != reportedQuality {
+      reportedQuality = quality
+      handle(.quality(quality, at: qualityChangedAt))
+    }
+  }
+
+  /// One working-rate sample (Q8 input units) through the band-pass and the peak tracker.
+  @inline(__always)
+  mutating func stepWorking(_ meanQ8: Int64) {
+    let x = invert ? 0 &- meanQ8 : meanQ8
+    let value = lowPass.step(highPass.step(x))
+    let index = workingIndex
+    workingIndex &+= 1
+    let slope = index == 0 ? 0 : value &- previousValue
+    previousValue = value
+    if amplitudes.isEmpty { learnRange(value: value, slope: slope, index: index) }
+    track(value: value, slope: slope, index: index)
+    if hasPending {
+      if index &- pending.index > parameters.mergeSamples { acceptPending(at: index) }
+    } else if index > decayFrom {
+      overdue(at: index)
+    }
+  }
+
+  /// Raw intensity (pulses down) falls to a small fraction of its level when the finger leaves the sensor,
+  /// whatever the sensor: a block whose mean is below `BeatDetectorTuning.contactLossShare` of the level seen
+  /// while beats were good is "no contact", until the level comes back or `contactMemorySeconds` pass (a
+  /// finger put back more lightly is then accepted). Without this, noise after the finger left would be
+  /// searched for beats.
+  mutating func lightLost(_ block: RawSignalMonitor.BlockState) -> Bool {
+    guard invert else { return false }
+    let mean = monitor.lastMean
+    blocksSinceContact += 1
+    if contactLevel > 0 && blocksSinceContact <= parameters.contactMemoryBlocks
+      && mean < (contactLevel &* parameters.contactLossShareQ8) >> 8
+    {
+      return true
+    }
+    if block == .usable && quality == .good {
+      contactLevel = mean
+      blocksSinceContact = 0
+    }
+    return false
+  }
+
+  mutating func setQuality(_ newQuality: SignalQuality, at stream: Int64) {
+    guard newQuality != quality else { return }
+    quality = newQuality
+    qualityChangedAt = stream
+  }
+
+  /// A finished half-second block of raw input: bad blocks suspend detection, the first good one after them
+  /// restarts learning.
+  mutating func handleBlock(_ reported: RawSignalMonitor.BlockState) {
+    let blockStart = position &- Int64(monitor.blockLength)
+    let block = lightLost(reported) ? .dark : reported
+    switch block {
+    case .usable:
+      if rawBad {
+        rawBad = false
+        // The level usually jumps when contact returns (a finger back on a raw-intensity sensor: tens of
+        // thousands of counts): the filters start afresh from here instead of ringing for seconds.
+        highPass.reset()
+        lowPass.reset()
+        restart(at: workingIndex, settle: true)
+        setQuality(.settling, at: position &- 1)
+      } else if quality == .clipped {
+        setQuality(hasLastBeat && rhythmCount >= 2 && rhythm & 0b11 == 0 ? .good : .settling, at: position &- 1)
+      }
+    case .clipped:
+      // Detection goes on (the flat top's middle is still a usable peak); the state says so.
+      if !rawBad { setQuality(.clipped, at: max(origin, blockStart)) }
+    case .flat, .dark:
+      rawBad = true
+      hasPending = false
+      setQuality(.noContact, at: max(origin, blockStart))
+    case .saturated:
+      rawBad = true
+      hasPending = false
+      setQuality(.saturated, at: max(origin, blockStart))
+    }
+  }
+}

@@ -1,0 +1,37 @@
+/// One systolic peak found by `BeatDetector`.
+///
+/// Positions are on the stream timeline: input samples counted from the first sample the detector saw, gaps
+/// (`reset(gap:)`) included, so indices line up with a recording's rows.
+public struct DetectedBeat: Sendable, Equatable {
+  /// The systolic peak, in input samples × 65 536 (Q16), sub-sample by parabolic interpolation and corrected
+  /// for the low-pass filter's group delay and the decimator's centre.
+  public var positionQ16: Int64
+  /// The input sample at which the beat was reported; `reportedAt − position` is the detection latency.
+  public var reportedAt: Int64
+  /// Rise of the band-passed pulse from the trough before it to the peak, in input units × 256 (Q8).
+  public var amplitudeQ8: Int64
+  /// Steepest rise of the band-passed pulse on its upstroke, Q8 input units per working sample
+  /// (`BeatDetector.workingRateHz`).
+  public var upslopeQ8: Int64
+
+  public init(positionQ16: Int64, reportedAt: Int64, amplitudeQ8: Int64, upslopeQ8: Int64) {
+    self.positionQ16 = positionQ16
+    self.reportedAt = reportedAt
+    self.amplitudeQ8 = amplitudeQ8
+    self.upslopeQ8 = upslopeQ8
+  }
+
+  /// The peak rounded to the nearest input sample.
+  public var sampleIndex: Int64 { (positionQ16 &+ (1 << 15)) >> 16 }
+
+  /// The peak in (fractional) input samples. Floating point, for consumers; the detector never uses it.
+  public var position: Double { Double(positionQ16) / 65_536 }
+}
+
+/// What `BeatDetector.process` reports.
+public enum BeatDetectorEvent: Sendable, Equatable {
+  /// A systolic peak, reported at most `BeatDetector.maximumLatencySeconds` after it happened.
+  case beat(DetectedBeat)
+  /// The signal quality changed at input sample `at` (stream timeline).
+  case quality(SignalQuality, at: Int64)
+}

@@ -1,0 +1,90 @@
+/// The detector's constants, each with where it comes from. Times are seconds, ratios plain numbers; `init`
+/// turns them into working-rate sample counts and Q8/Q16 integers once. See docs/detector.md for how they
+/// were chosen (on 14 real recordings, one with an ECG reference) and what they trade.
+enum BeatDetectorTuning {
+  // MARK: - Filters
+
+  /// Decimate fast input to at least this rate: a pulse needs no more (qppg resamples to 125 Hz), and
+  /// parabolic interpolation still places the peak within ~1 ms.
+  static let workingRateHz = 125.0
+  /// Band-pass corners of Elgendi et al. 2013 (PLoS ONE 8(10): e76585), the best of their comparison:
+  /// 0.5 Hz removes drift and respiration, 8 Hz keeps the systolic upstroke.
+  static let highPassCornerHz = 0.5
+  static let lowPassCornerHz = 8.0
+  /// The low-pass corner never exceeds this share of the working rate (slow input such as a 20 Hz watch).
+  static let lowPassMaximumShareOfRate = 0.4
+
+  // MARK: - Timing
+
+  /// After a start, a gap or a lost finger: filters settle (five high-pass time constants would be 1.6 s;
+  /// the high-pass starts from the first sample, so half a second suffices) before candidates count.
+  static let settleSeconds = 0.5
+  /// No two beats closer than this: 240 bpm.
+  static let refractorySeconds = 0.25
+  /// A candidate waits this long for a higher peak (a systolic peak preceded by a shoulder or a noise
+  /// spike): the higher one wins. Bounds the latency with `confirmSeconds`.
+  static let mergeSeconds = 0.15
+  /// A peak must fall by the hysteresis within this time to be a candidate: systolic peaks fall fast,
+  /// plateaus and slow drifts do not. Bounds the latency with `mergeSeconds`.
+  static let confirmSeconds = 0.2
+
+  // MARK: - Peak picking
+
+  /// Hysteresis of the peak/trough tracker: a tenth of the reference amplitude (while learning: a tenth of
+  /// the signal's range since the restart).
+  static let hysteresisShare = 0.1
+  /// While learning (no reference yet), a candidate must rise at least half the signal's range since the
+  /// restart and have at least half the steepest slope seen.
+  static let acquisitionShare = 0.5
+  /// Candidate score: sqrt(amplitude / reference × slope / reference slope) ≥ this, normally...
+  static let scoreThreshold = 0.4
+  /// ...and ≥ this when it arrives on time (within `regularTolerance` of the expected interval) after a beat
+  /// that also arrived on time: weak beats inside a regular rhythm are kept.
+  static let relaxedScoreThreshold = 0.25
+  /// Neither amplitude nor slope may fall below this share of its reference, whatever the score.
+  static let featureFloor = 0.2
+  static let regularTolerance = 0.15
+  /// For the signal-quality state: an interval more than this share off the expected one breaks the rhythm.
+  static let rhythmTolerance = 0.3
+
+  // MARK: - Secondary (dicrotic / reflected) waves
+
+  /// The reflected wave arrives 0.2-0.4 s after the systolic peak whatever the heart rate. Within this zone
+  /// after a beat (or 0.6 of the expected interval if longer), a candidate must be at least 0.6 as tall and
+  /// as large as that beat: real beats this close are alike, secondary waves are smaller and lower.
+  static let secondaryZoneSeconds = 0.45
+  static let secondaryZoneShareOfInterval = 0.6
+  static let secondaryRatio = 0.6
+  /// Up to this long after a beat (or the zone, if longer), a candidate lower than 0.6 × the last beat's
+  /// height and rising less than it is a late secondary wave.
+  static let secondaryHeightZoneSeconds = 0.6
+
+  // MARK: - Adaptation
+
+  /// When no beat came for max(1.2 s, 2 expected intervals), the references halve every second, so a sudden
+  /// amplitude drop (gain change, vasoconstriction) is followed within a few beats.
+  static let decayAfterSeconds = 1.2
+  static let decayAfterIntervals = 2.0
+  static let decayHalfLifeSeconds = 1.0
+  /// ...but never below this share of their value at the last beat: through a few seconds of motion the
+  /// references stay high enough that noise is not taken for beats. A larger drop is followed by re-learning
+  /// once lock is lost.
+  static let decayFloor = 0.35
+  /// Decayed references only apply to a candidate within this share of an interval of the rhythm's
+  /// continuation (k expected intervals after the last beat).
+  static let phaseTolerance = 0.25
+  /// After max(3 s, 2.5 intervals) without a beat the detector has lost lock: it reports poor signal and
+  /// learns the pulse afresh.
+  static let lostAfterSeconds = 3.0
+  static let lostAfterIntervals = 2.5
+  /// Intervals longer than this are not used for the expected interval (a missed beat, a pause).
+  static let longestIntervalSeconds = 2.0
+  /// Raw intensity below this share of its level during good beats means the finger left (reflectance
+  /// drops by 90 % and more; pressure and motion change it by tens of per cent)...
+  static let contactLossShare = 0.25
+  /// ...remembered this long, after which a new, lower level is accepted as contact.
+  static let contactMemorySeconds = 30.0
+
+  /// Expected interval before any is known (only used for the adaptation timers).
+  static let defaultIntervalSeconds = 1.0
+}

@@ -1,0 +1,64 @@
+/// How HRV windows are laid out and when one is good enough to score.
+public struct HRVWindowConfiguration: Sendable, Equatable {
+  /// Window length, seconds (DESIGN.md: 60 s).
+  public var lengthSeconds: Double
+  /// Hop between window ends, seconds (the daemon's cadence; `analyze` uses the same so replays agree).
+  public var stepSeconds: Double
+  /// Share of the window that clean intervals must cover (beats lost to motion, gaps or settling lower it).
+  public var minimumCoverage: Double
+  /// Largest share of rejected intervals before the window counts as poor signal.
+  public var maximumRejectedShare: Double
+  /// A no-contact, saturated or poor-signal share of the window at or above this names the window's state.
+  public var dominantShare: Double
+  /// When coverage is too low, a bad state covering at least this share is named as the cause; otherwise
+  /// the window has "too few beats".
+  public var causeShare: Double
+
+  public init(
+    lengthSeconds: Double = 60, stepSeconds: Double = 10, minimumCoverage: Double = 0.5,
+    maximumRejectedShare: Double = 0.3, dominantShare: Double = 0.5, causeShare: Double = 0.25
+  ) {
+    self.lengthSeconds = lengthSeconds
+    self.stepSeconds = stepSeconds
+    self.minimumCoverage = minimumCoverage
+    self.maximumRejectedShare = maximumRejectedShare
+    self.dominantShare = dominantShare
+    self.causeShare = causeShare
+  }
+}
+
+/// One finished HRV window: its figures, why it can or cannot be scored, and the score when it can.
+public struct HRVWindowSummary: Sendable, Equatable, Codable {
+  /// Stream seconds, [start, end).
+  public var startSeconds: Double
+  public var endSeconds: Double
+  public var quality: WindowQuality
+  /// HRV of the clean intervals ending in the window; nil with fewer than three.
+  public var metrics: HRVMetrics?
+  public var cleanIntervals: Int
+  public var rejectedIntervals: Int
+  /// Share of the window's length covered by clean intervals.
+  public var coverage: Double
+  /// The stress score; only for `quality == .good`, never a made-up number otherwise.
+  public var stress: StressResult?
+
+  public init(
+    startSeconds: Double, endSeconds: Double, quality: WindowQuality, metrics: HRVMetrics?, cleanIntervals: Int,
+    rejectedIntervals: Int, coverage: Double, stress: StressResult?
+  ) {
+    self.startSeconds = startSeconds
+    self.endSeconds = endSeconds
+    self.quality = quality
+    self.metrics = metrics
+    self.cleanIntervals = cleanIntervals
+    self.rejectedIntervals = rejectedIntervals
+    self.coverage = coverage
+    self.stress = stress
+  }
+
+  /// Rejected share of the window's intervals (0 when there are none).
+  public var rejectedShare: Double {
+    let total = cleanIntervals + rejectedIntervals
+    return total == 0 ? 0 : Double(rejectedIntervals) / Double(total)
+  }
+}

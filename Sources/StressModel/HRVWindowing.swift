@@ -1,0 +1,130 @@
+/// Sliding HRV windows over judged intervals and signal states, scored by `StressCalculator`.
+///
+/// Windows end every `stepSeconds` from `lengthSeconds` on (stream seconds from 0): [e − L, e). An interval
+/// belongs to the window its end beat falls in. The caller reports the signal's state over time
+/// (`setSignalState`: `.good` for usable signal, or `.noContact`, `.saturated`, `.poorSignal`), adds judged
+/// intervals in time order, and asks for windows once everything up to their end is known
+/// (`emitWindows(completeThrough:)`).
+public struct HRVWindowing: Sendable {
+  // MARK: - Properties
+
+  public let configuration: HRVWindowConfiguration
+  /// The baseline scores are computed against; the daemon replaces it when it recomputes one.
+  public var baseline: PersonalBaseline
+  public let calculator: StressCalculator
+  /// End of the next window to emit, stream seconds.
+  public private(set) var nextEndSeconds: Double
+
+  private var intervals: [InterBeatInterval] = []
+  /// Signal state changes (time, state), in time order; the first one is the state from time 0.
+  private var states: [(seconds: Double, state: WindowQuality)] = [(0, .good)]
+
+  // MARK: - Initialization
+
+  public init(
+    configuration: HRVWindowConfiguration = HRVWindowConfiguration(), baseline: PersonalBaseline = .default,
+    calculator: StressCalculator = StressCalculator()
+  ) {
+    self.configuration = configuration
+    self.baseline = baseline
+    self.calculator = calculator
+    nextEndSeconds = configuration.lengthSeconds
+  }
+
+  // MARK: - Public
+
+  /// Adds a judged interval (in time order).
+  public mutating func add(_ interval: InterBeatInterval) {
+    intervals.append(interval)
+  }
+
+  /// The signal is in `state` from `seconds` on (`.good` = usable).
+  public mutating func setSignalState(_ state: WindowQuality, atSeconds seconds: Double) {
+    if let last = states.last, last.state == state { return }
+    if let last = states.last, seconds <= last.seconds {
+      states[states.count - 1] = (last.seconds, state)
+    } else {
+      states.append((seconds, state))
+    }
+  }
+
+  /// Emits, in order, every window that ends at or before `seconds`.
+  public mutating func emitWindows(completeThrough seconds: Double, _ emit: (HRVWindowSummary) -> Void) {
+    while nextEndSeconds <= seconds {
+      emit(summary(endingAt: nextEndSeconds))
+      nextEndSeconds += configuration.stepSeconds
+      prune(before: nextEndSeconds - configuration.lengthSeconds)
+    }
+  }
+
+  /// The summary of the window [end − length, end) from what has been added so far.
+  public func summary(endingAt end: Double) -> HRVWindowSummary {
+    let start = end - configuration.lengthSeconds
+    let inside = intervals.filter { $0.endSeconds >= start && $0.endSeconds < end }
+    let clean = inside.filter(\.isClean)
+    let rejected = inside.count - clean.count
+    let metrics = HRVMetrics(segmentsMs: InterBeatInterval.cleanRuns(inside))
+    let coverage = clean.reduce(0) { $0 + $1.milliseconds } / (configuration.lengthSeconds * 1000)
+    let quality = judge(
+      shares: stateShares(from: start, to: end), coverage: coverage, metrics: metrics, clean: clean.count,
+      rejected: rejected)
+    var stress: StressResult?
+    if quality == .good, let metrics {
+      let total = Double(inside.count)
+      stress = calculator.result(
+        hrvMs: metrics.sdnnMs, heartRateBpm: metrics.meanHeartRateBpm, baseline: baseline,
+        evidence: StressCalculator.Evidence(beats: clean.count, rejectedShare: total > 0 ? Double(rejected) / total : 0))
+    }
+    return HRVWindowSummary(
+      startSeconds: start, endSeconds: end, quality: quality, metrics: metrics, cleanIntervals: clean.count,
+      rejectedIntervals: rejected, coverage: coverage, stress: stress)
+  }
+
+  // MARK: - Private
+
+  private func judge(
+    shares: [WindowQuality: Double], coverage: Double, metrics: HRVMetrics?, clean: Int, rejected: Int
+  ) -> WindowQuality {
+    let c = configuration
+    let noContact = shares[.noContact, default: 0]
+    let saturated = shares[.saturated, default: 0]
+    let poor = shares[.poorSignal, default: 0]
+    if noContact >= c.dominantShare { return .noContact }
+    if saturated >= c.dominantShare { return .saturated }
+    let total = clean + rejected
+    if poor >= c.dominantShare || (total > 0 && Double(rejected) / Double(total) > c.maximumRejectedShare) {
+      return .poorSignal
+    }
+    if coverage < c.minimumCoverage || metrics == nil {
+      let (cause, share) = [(WindowQuality.noContact, noContact), (.saturated, saturated), (.poorSignal, poor)]
+        .max { $0.1 < $1.1 }!
+      return share >= c.causeShare ? cause : .insufficientBeats
+    }
+    return .good
+  }
+
+  /// Share of [start, end) spent in each state.
+  private func stateShares(from start: Double, to end: Double) -> [WindowQuality: Double] {
+    var shares: [WindowQuality: Double] = [:]
+    let length = end - start
+    guard length > 0 else { return shares }
+    for (i, entry) in states.enumerated() {
+      let spanEnd = i + 1 < states.count ? states[i + 1].seconds : end
+      let overlap = min(spanEnd, end) - max(entry.seconds, start)
+      if overlap > 0 { shares[entry.state, default: 0] += overlap / length }
+    }
+    return shares
+  }
+
+  /// Drops intervals and state changes no future window needs (keeping the state in force at `seconds`).
+  private mutating func prune(before seconds: Double) {
+    if let firstKept = intervals.firstIndex(where: { $0.endSeconds >= seconds }) {
+      if firstKept > 0 { intervals.removeFirst(firstKept) }
+    } else {
+      intervals.removeAll(keepingCapacity: true)
+    }
+    if let lastBefore = states.lastIndex(where: { $0.seconds <= seconds }), lastBefore > 0 {
+      states.removeFirst(lastBefore)
+    }
+  }
+}

@@ -1,0 +1,213 @@
+import Analysis
+import ArgumentParser
+import PulseDSP
+import Signals
+import StressModel
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// `stressmon analyze`: beats, HRV and windowed stress of a recorded PPG file, through the same streaming
+/// chain (`Analysis.PulseAnalyzer`) the daemon runs on the live sensor.
+struct AnalyzeCommand: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "analyze",
+    abstract: "Find heart beats, HRV and stress windows in a recorded PPG file.",
+    discussion: """
+      Reads a recording (CSV with a header row, one sample per row) and runs the same fixed-point beat \
+      detector, IBI cleaning and 60 s HRV windows as the live monitor, so the result is what the device \
+      would have shown.
+
+      The channel is --column, else 'ppg', else 'ir'. A sidecar '<file>.json' beside the CSV (written by \
+      'stressmon record', or shipped with a data set) gives the sample rate ('fs'), which way the pulse \
+      points ('polarity': normal for conditioned BVP, inverted for raw light intensity such as a MAX30102 \
+      IR count) and start-up samples to skip; flags override it. Without a polarity anywhere, it is \
+      detected from the first minute (reported as 'detected').
+
+      Windows of poor quality (no contact, saturated, poor signal, too few beats) are reported as \
+      uncategorised instead of a made-up stress level.
+
+      Examples:
+        stressmon analyze capture.csv
+        stressmon analyze finger.csv --rate 100 --invert --json
+        stressmon analyze long.csv --window 120 --step 30
+      """
+  )
+
+  @Argument(help: ArgumentHelp("The recording: CSV with a header row.", valueName: "file.csv"))
+  var file: String
+
+  @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Sample rate in Hz (default: the sidecar's 'fs').", valueName: "hz"))
+  var rate: String?
+
+  @Option(name: .long, help: ArgumentHelp("Column to analyse (default: 'ppg', else 'ir').", valueName: "name"))
+  var column: String?
+
+  @Flag(name: .long, help: "The pulse points down (raw light intensity); same as --polarity inverted.")
+  var invert = false
+
+  @Option(name: .long, help: ArgumentHelp("normal, inverted or auto (default: the sidecar's, else auto).", valueName: "p"))
+  var polarity: String?
+
+  @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("HRV window length in seconds (default 60).", valueName: "s"))
+  var window: String?
+
+  @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Seconds between window ends (default 10).", valueName: "s"))
+  var step: String?
+
+  @Flag(name: .long, help: "Print one JSON object on stdout instead of a summary.")
+  var json = false
+
+  @Option(name: .customLong("benchmark-detector"), help: .hidden)
+  var benchmarkRuns: Int?
+
+  /// For scripts/bench: the seconds from opening the file to the last byte of output, on stderr as JSON.
+  @Flag(name: .customLong("timing"), help: .hidden)
+  var timing = false
+
+  // MARK: - Run
+
+  func run() throws {
+    let started = HotLoopBenchmark.now()
+    let reader = try Self.recording { try RecordingReader(path: file, channels: column.map { [$0] }) }
+    let rateHz = try resolveRate(reader.sidecar)
+    let windows = try windowConfiguration()
+    if let runs = benchmarkRuns {
+      try HotLoopBenchmark.run(reader: reader, rateHz: rateHz, polarity: explicitPolarity(reader.sidecar) ?? .normal, runs: runs)
+      return
+    }
+    var source = BlockSource(reader: reader, progress: ProgressBar(path: file, enabled: CLIOutput.stderrIsTerminal))
+    let (chosen, origin) = try resolvePolarity(reader.sidecar, source: &source, rateHz: rateHz)
+    var analyzer = try Self.detector {
+      try PulseAnalyzer(
+        rateHz: rateHz, polarity: chosen, configuration: PulseAnalyzer.Configuration(windows: windows))
+    }
+    var record = AnalysisRecord()
+    while let block = try source.next() {
+      analyzer.process(block: block.channels[0], gapBefore: block.gapBefore) { record.add($0) }
+    }
+    analyzer.finish { record.add($0) }
+    source.progress.finish()
+    let report = AnalyzeReport(
+      file: file, rateHz: rateHz, samples: Int(analyzer.streamSamples), polarity: chosen, polaritySource: origin,
+      windowSeconds: windows.lengthSeconds, stepSeconds: windows.stepSeconds, record: record)
+    if json {
+      CLIOutput.line(report.json.text)
+    } else {
+      for line in report.summaryLines { CLIOutput.line(line) }
+    }
+    if timing {
+      let seconds = HotLoopBenchmark.now() - started
+      CLIOutput.error("{\"seconds\": \(seconds), \"samples\": \(analyzer.streamSamples)}")
+    }
+  }
+
+  // MARK: - Options
+
+  private func resolveRate(_ sidecar: RecordingSidecar?) throws -> Double {
+    let supported = BeatDetectorConfiguration.supportedRates
+    if let rate {
+      guard let value = Double(rate.trimmingCharacters(in: " \t")), value.isFinite else {
+        throw CLIFailure.usage("--rate needs a number in Hz, got '\(rate)'")
+      }
+      guard supported.contains(value) else { throw CLIFailure.badData(BeatDetectorError.unsupportedRate(value).description) }
+      return value
+    }
+    guard let fs = sidecar?.fs else {
+      throw CLIFailure.badData(
+        "\(file): unknown sample rate: no sidecar '\(RecordingSidecar.path(forRecording: file))' with 'fs'; give --rate HZ")
+    }
+    guard fs.isFinite, supported.contains(fs) else {
+      throw CLIFailure.badData("\(file): the sidecar's rate: " + BeatDetectorError.unsupportedRate(fs).description)
+    }
+    return fs
+  }
+
+  private func windowConfiguration() throws -> HRVWindowConfiguration {
+    let length = try window.map { try NumericOption.parse($0, flag: "--window", unit: "s", range: 10...3600) } ?? 60
+    let hop = try step.map { try NumericOption.parse($0, flag: "--step", unit: "s", range: 1...3600) } ?? 10
+    return HRVWindowConfiguration(lengthSeconds: length, stepSeconds: hop)
+  }
+
+  /// The polarity the flags or the sidecar state; nil when neither does (or --polarity auto).
+  private func explicitPolarity(_ sidecar: RecordingSidecar?) throws -> PulsePolarity? {
+    if invert { return .inverted }
+    if let polarity {
+      switch polarity.lowercased() {
+      case "normal": return .normal
+      case "inverted": return .inverted
+      case "auto": return nil
+      default: throw CLIFailure.usage("--polarity must be normal, inverted or auto, got '\(polarity)'")
+      }
+    }
+    return sidecar?.polarity.map { $0 == .inverted ? .inverted : .normal }
+  }
+
+  private func resolvePolarity(
+    _ sidecar: RecordingSidecar?, source: inout BlockSource, rateHz: Double
+  ) throws -> (PulsePolarity, String) {
+    if let explicit = try explicitPolarity(sidecar) {
+      return (explicit, invert || polarity != nil ? "flag" : "sidecar")
+    }
+    let opening = try source.peekContiguous(samples: Int(PolarityGuess.seconds * rateHz))
+    let guess = try Self.detector { try PolarityGuess.guess(samples: opening, rateHz: rateHz) }
+    return (guess.polarity, "detected")
+  }
+
+  // MARK: - Errors
+
+  /// Runs `body`, turning a recording error into its one-line CLI failure (66 no input, 65 bad data).
+  static func recording<T>(_ body: () throws -> T) throws -> T {
+    do { return try body() } catch let error as RecordingError {
+      throw CLIFailure(code: error.sysexitCode, message: error.description)
+    }
+  }
+
+  /// Runs `body`, turning a detector set-up error (an unsupported rate) into a bad-data failure (65).
+  static func detector<T>(_ body: () throws -> T) throws -> T {
+    do { return try body() } catch let error as BeatDetectorError { throw CLIFailure.badData(error.description) }
+  }
+}
+
+/// Blocks of the recording: first any look-ahead kept for polarity detection, then the rest read on a
+/// second thread (`BlockPipe`) while this one analyses.
+struct BlockSource {
+  let reader: RecordingReader
+  var progress: ProgressBar
+  private var buffered: [RecordingBlock] = []
+  private var pipe: BlockPipe?
+
+  init(reader: RecordingReader, progress: ProgressBar) {
+    self.reader = reader
+    self.progress = progress
+  }
+
+  mutating func next() throws -> RecordingBlock? {
+    if !buffered.isEmpty { return buffered.removeFirst() }
+    if pipe == nil {
+      let started = BlockPipe(reader: reader)
+      started.start()
+      pipe = started
+    }
+    let block = try AnalyzeCommand.recording { try pipe?.next() }
+    if let block { progress.advance(by: block.count) }
+    return block
+  }
+
+  /// Up to `samples` contiguous samples from the start (stopping at the first gap after some data), read
+  /// ahead and kept for `next()`.
+  mutating func peekContiguous(samples wanted: Int) throws -> [Int32] {
+    var opening: [Int32] = []
+    while opening.count < wanted {
+      guard let block = try AnalyzeCommand.recording({ try reader.nextBlock() }) else { break }
+      progress.advance(by: block.count)
+      buffered.append(block)
+      if block.gapBefore > 0 && !opening.isEmpty { break }
+      opening += block.channels[0]
+    }
+    return opening
+  }
+}

@@ -1,0 +1,330 @@
+import Analysis
+import PulseDSP
+import StressModel
+
+/// What `stressmon analyze` prints: the JSON object (`--json`) or a readable summary, from one
+/// `AnalysisRecord`.
+struct AnalyzeReport {
+  var file: String
+  var rateHz: Double
+  var samples: Int
+  var polarity: PulsePolarity
+  var polaritySource: String
+  var windowSeconds: Double
+  var stepSeconds: Double
+  var record: AnalysisRecord
+
+  var durationSeconds: Double { Double(samples) / rateHz }
+
+  // MARK: - JSON
+
+  var json: AnalyzeJSON {
+    let hrv = record.overallHRV
+    let shares = record.qualityShares(durationSeconds: durationSeconds)
+    return AnalyzeJSON(
+      file: file, rateHz: rateHz, samples: samples, durationS: rounded(durationSeconds, 3),
+      polarity: polarity.rawValue, polaritySource: polaritySource,
+      beats: record.beats.map(\.sampleIndex), beatTimesS: record.beats.map { rounded($0.seconds, 5) },
+      ibiMs: record.cleanIntervalsMs.map { rounded($0, 2) },
+      hrv: HRVJSON(
+        sdnnMs: hrv.map { rounded($0.sdnnMs, 2) }, rmssdMs: hrv.map { rounded($0.rmssdMs, 2) },
+        pnn50: hrv.map { rounded($0.pnn50, 2) }, meanHrBpm: hrv.map { rounded($0.meanHeartRateBpm, 2) },
+        beats: hrv?.intervals ?? 0, rejected: record.rejectedCount),
+      windows: record.windows.map(WindowJSON.init),
+      windowS: windowSeconds, stepS: stepSeconds,
+      signal: Dictionary(uniqueKeysWithValues: SignalQuality.allCases.map {
+        (Self.key($0), rounded(shares[$0, default: 0], 4))
+      }),
+      latencyMsMax: rounded(record.maximumLatencySeconds * 1000, 1), lostSamples: record.lostSamples)
+  }
+
+  static func key(_ quality: SignalQuality) -> String {
+    switch quality {
+    case .settling: "settling"
+    case .good: "good"
+    case .noContact: "no_contact"
+    case .saturated: "saturated"
+    case .clipped: "clipped"
+    case .poorSignal: "poor_signal"
+    }
+  }
+
+  // MARK: - Summary
+
+  var summaryLines: [String] {
+    var lines: [String] = []
+    let source = polaritySource == "detected" ? "detected" : "from the \(polaritySource)"
+    lines.append(
+      "\(file): \(durationSeconds.formatted(decimals: 1)) s at \(rateHz.formatted(decimals: 3)) Hz, "
+        + "\(polarity == .inverted ? "inverted (pulses down)" : "normal (pulses up)") polarity \(source)")
+    let shares = record.qualityShares(durationSeconds: durationSeconds)
+    let good = (shares[.good, default: 0] + shares[.settling, default: 0]) * 100
+    var signal = "Signal: \(good.formatted(decimals: 0)) % usable"
+    for quality in [SignalQuality.noContact, .saturated, .clipped, .poorSignal] where shares[quality, default: 0] > 0 {
+      signal += ", \((shares[quality, default: 0] * 100).formatted(decimals: 0)) % \(quality)"
+    }
+    lines.append(signal)
+    if let hrv = record.overallHRV {
+      lines.append(
+        "Beats: \(record.beats.count); clean intervals \(hrv.intervals), rejected \(record.rejectedCount); "
+          + "heart rate \(hrv.meanHeartRateBpm.formatted(decimals: 1)) bpm")
+      lines.append(
+        "HRV: SDNN \(hrv.sdnnMs.formatted(decimals: 1)) ms, RMSSD \(hrv.rmssdMs.formatted(decimals: 1)) ms, "
+          + "pNN50 \(hrv.pnn50.formatted(decimals: 1)) %")
+    } else {
+      lines.append("Beats: \(record.beats.count); too few clean intervals for HRV (rejected \(record.rejectedCount))")
+    }
+    let scored = record.windows.filter { $0.stress != nil }.count
+    lines.append(
+      "Windows (\(windowSeconds.formatted(decimals: 0)) s, every \(stepSeconds.formatted(decimals: 0)) s): "
+        + "\(record.windows.count), \(scored) scored, \(record.windows.count - scored) uncategorised")
+    for window in record.windows {
+      var line = "  \(window.startSeconds.formatted(decimals: 0))-\(window.endSeconds.formatted(decimals: 0)) s  "
+      if let stress = window.stress, let metrics = window.metrics {
+        line += "\(stress.category.rawValue) \(stress.level.formatted(decimals: 0)) "
+          + "(SDNN \(metrics.sdnnMs.formatted(decimals: 0)) ms, HR \(metrics.meanHeartRateBpm.formatted(decimals: 0)) bpm, "
+          + "confidence \(stress.confidence.formatted(decimals: 2)))"
+      } else {
+        line += "uncategorised: \(window.quality.displayText)"
+      }
+      lines.append(line)
+    }
+    return lines
+  }
+}
+
+/// The `--json` object. Keys are snake_case and sorted; absent figures are `null`, never omitted. Written by
+/// hand (`JSONText`) rather than JSONEncoder: a day-long recording has 100 000 beats, and encoding them
+/// took longer than finding them.
+struct AnalyzeJSON {
+  var file: String
+  var rateHz: Double
+  var samples: Int
+  var durationS: Double
+  var polarity: String
+  var polaritySource: String
+  var beats: [Int64]
+  var beatTimesS: [Double]
+  var ibiMs: [Double]
+  var hrv: HRVJSON
+  var windows: [WindowJSON]
+  var windowS: Double
+  var stepS: Double
+  /// Share of the recording in each detector state.
+  var signal: [String: Double]
+  var latencyMsMax: Double
+  var lostSamples: Int
+
+  var text: String {
+    let json = JSONText()
+    json.object { o in
+      o.field("beat_times_s") { $0.numbers(beatTimesS) }
+      o.field("beats") { $0.integers(beats) }
+      o.field("duration_s") { $0.number(durationS) }
+      o.field("file") { $0.string(file) }
+      o.field("hrv") { hrv.write($0) }
+      o.field("ibi_ms") { $0.numbers(ibiMs) }
+      o.field("latency_ms_max") { $0.number(latencyMsMax) }
+      o.field("lost_samples") { $0.integer(Int64(lostSamples)) }
+      o.field("polarity") { $0.string(polarity) }
+      o.field("polarity_source") { $0.string(polaritySource) }
+      o.field("rate_hz") { $0.number(rateHz) }
+      o.field("samples") { $0.integer(Int64(samples)) }
+      o.field("signal") { j in
+        j.object { inner in
+          for key in signal.keys.sorted() { inner.field(key) { $0.number(signal[key]) } }
+        }
+      }
+      o.field("step_s") { $0.number(stepS) }
+      o.field("window_s") { $0.number(windowS) }
+      o.field("windows") { j in
+        j.array(windows) { w, window in window.write(w) }
+      }
+    }
+    return json.string
+  }
+}
+
+struct HRVJSON {
+  var sdnnMs: Double?
+  var rmssdMs: Double?
+  var pnn50: Double?
+  var meanHrBpm: Double?
+  var beats: Int
+  var rejected: Int
+
+  func write(_ json: JSONText) {
+    json.object { o in
+      o.field("beats") { $0.integer(Int64(beats)) }
+      o.field("mean_hr_bpm") { $0.number(meanHrBpm) }
+      o.field("pnn50") { $0.number(pnn50) }
+      o.field("rejected") { $0.integer(Int64(rejected)) }
+      o.field("rmssd_ms") { $0.number(rmssdMs) }
+      o.field("sdnn_ms") { $0.number(sdnnMs) }
+    }
+  }
+}
+
+struct WindowJSON {
+  var startS: Double
+  var endS: Double
+  var sdnnMs: Double?
+  var rmssdMs: Double?
+  var heartRateBpm: Double?
+  var stressLevel: Double?
+  var category: String
+  var confidence: Double?
+  var quality: String
+  var beats: Int
+  var rejected: Int
+  var coverage: Double
+
+  init(_ window: HRVWindowSummary) {
+    startS = rounded(window.startSeconds, 3)
+    endS = rounded(window.endSeconds, 3)
+    sdnnMs = window.metrics.map { rounded($0.sdnnMs, 2) }
+    rmssdMs = window.metrics.map { rounded($0.rmssdMs, 2) }
+    heartRateBpm = window.metrics.map { rounded($0.meanHeartRateBpm, 2) }
+    stressLevel = window.stress.map { rounded($0.level, 1) }
+    category = window.stress?.category.rawValue ?? "uncategorised"
+    confidence = window.stress.map { rounded($0.confidence, 3) }
+    quality = window.quality.rawValue
+    beats = window.cleanIntervals
+    rejected = window.rejectedIntervals
+    coverage = rounded(window.coverage, 3)
+  }
+
+  func write(_ json: JSONText) {
+    json.object { o in
+      o.field("beats") { $0.integer(Int64(beats)) }
+      o.field("category") { $0.string(category) }
+      o.field("confidence") { $0.number(confidence) }
+      o.field("coverage") { $0.number(coverage) }
+      o.field("end_s") { $0.number(endS) }
+      o.field("heart_rate_bpm") { $0.number(heartRateBpm) }
+      o.field("quality") { $0.string(quality) }
+      o.field("rejected") { $0.integer(Int64(rejected)) }
+      o.field("rmssd_ms") { $0.number(rmssdMs) }
+      o.field("sdnn_ms") { $0.number(sdnnMs) }
+      o.field("start_s") { $0.number(startS) }
+      o.field("stress_level") { $0.number(stressLevel) }
+    }
+  }
+}
+
+/// A minimal JSON writer: objects with keys in the order given, one field per line; arrays of numbers on
+/// one line. Non-finite numbers and nil become `null`. A class, so nested writers append to one buffer.
+final class JSONText {
+  private(set) var bytes: [UInt8] = []
+  private var depth = 0
+
+  init() { bytes.reserveCapacity(1 << 16) }
+
+  var string: String { String(decoding: bytes, as: UTF8.self) }
+
+  /// Writes an object; `body` adds its fields with `field(_:_:)` on the object writer it gets.
+  func object(_ body: (ObjectWriter) -> Void) {
+    bytes.append(0x7B)
+    depth += 1
+    let writer = ObjectWriter(json: self)
+    body(writer)
+    depth -= 1
+    if writer.count > 0 { newline() }
+    bytes.append(0x7D)
+  }
+
+  func array<T>(_ items: [T], _ body: (JSONText, T) -> Void) {
+    bytes.append(0x5B)
+    depth += 1
+    for (i, item) in items.enumerated() {
+      if i > 0 { bytes.append(0x2C) }
+      newline()
+      body(self, item)
+    }
+    depth -= 1
+    if !items.isEmpty { newline() }
+    bytes.append(0x5D)
+  }
+
+  func numbers(_ values: [Double]) {
+    bytes.append(0x5B)
+    for (i, value) in values.enumerated() {
+      if i > 0 { bytes.append(contentsOf: [0x2C, 0x20]) }
+      number(value)
+    }
+    bytes.append(0x5D)
+  }
+
+  func integers(_ values: [Int64]) {
+    bytes.append(0x5B)
+    for (i, value) in values.enumerated() {
+      if i > 0 { bytes.append(contentsOf: [0x2C, 0x20]) }
+      integer(value)
+    }
+    bytes.append(0x5D)
+  }
+
+  func number(_ value: Double?) {
+    guard let value, value.isFinite else { return bytes.append(contentsOf: Array("null".utf8)) }
+    if value == value.rounded(), abs(value) < 1e15 {
+      integer(Int64(value))
+    } else {
+      bytes.append(contentsOf: value.description.utf8)
+    }
+  }
+
+  func integer(_ value: Int64) { bytes.append(contentsOf: String(value).utf8) }
+
+  func string(_ value: String) {
+    bytes.append(0x22)
+    for scalar in value.unicodeScalars {
+      switch scalar {
+      case "\\": bytes.append(contentsOf: [0x5C, 0x5C])
+      case "\u{22}": bytes.append(contentsOf: [0x5C, 0x22])
+      case "\n": bytes.append(contentsOf: [0x5C, 0x6E])
+      case "\t": bytes.append(contentsOf: [0x5C, 0x74])
+      case "\r": bytes.append(contentsOf: [0x5C, 0x72])
+      default:
+        if scalar.value < 0x20 {
+          let hex = Array("0123456789abcdef".utf8)
+          bytes.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, hex[Int(scalar.value >> 4)], hex[Int(scalar.value & 0xF)]])
+        } else {
+          bytes.append(contentsOf: String(scalar).utf8)
+        }
+      }
+    }
+    bytes.append(0x22)
+  }
+
+  fileprivate func newline() {
+    bytes.append(0x0A)
+    for _ in 0..<depth { bytes.append(contentsOf: [0x20, 0x20]) }
+  }
+
+  fileprivate func raw(_ byte: UInt8) { bytes.append(byte) }
+
+  /// Writes the fields of one object.
+  final class ObjectWriter {
+    let json: JSONText
+    private(set) var count = 0
+
+    init(json: JSONText) { self.json = json }
+
+    func field(_ key: String, _ value: (JSONText) -> Void) {
+      if count > 0 { json.raw(0x2C) }
+      count += 1
+      json.newline()
+      json.string(key)
+      json.raw(0x3A)
+      json.raw(0x20)
+      value(json)
+    }
+  }
+}
+
+/// `value` rounded to `decimals` places (for stable, readable JSON).
+func rounded(_ value: Double, _ decimals: Int) -> Double {
+  var scale = 1.0
+  for _ in 0..<decimals { scale *= 10 }
+  return (value * scale).rounded() / scale
+}
