@@ -4,5 +4,6 @@ import ArgumentParser
 enum CommandRegistry {
   static let all: [any ParsableCommand.Type] = [
     ScoreCommand.self,
+    SyncCommand.self,
   ]
 }
