@@ -81,7 +81,7 @@ struct SyncCommand: AsyncParsableCommand {
     guard let tokenData = FileManager.default.contents(atPath: tokenFile) else {
       throw CLIFailure.noInput("cannot read the token file \(tokenFile); create a token with 'stressmon-hub token create --device ID'")
     }
-    let token = String(decoding: tokenData, as: UTF8.self).trimmingCharacters(in: " \t\r\n")
+    let token = String(decoding: tokenData, as: UTF8.self).trimmingCharacters(in: " \t\n\r")
     let configuration = SyncConfiguration(
       hubURL: hub, token: token, caFile: caFile, allowInsecureHTTP: insecureHTTP, requestTimeout: timeout,
       backoff: BackoffPolicy(base: backoffBase, cap: backoffCap, maxRetryAfter: BackoffPolicy.standard.maxRetryAfter),
