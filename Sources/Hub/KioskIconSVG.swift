@@ -40,7 +40,7 @@ public enum KioskIconSVG {
   }
 
   /// One tile of the pattern: a rectangle per horizontal run of ink pixels.
-  static func patternElement(_ pattern: FillPattern, id: String, ink: String) -> String {
+  public static func patternElement(_ pattern: FillPattern, id: String, ink: String) -> String {
     let size = period(of: pattern)
     let scale = unitsPerPixel
     var rects = ""
