@@ -75,6 +75,7 @@ let package = Package(
       dependencies: [
         "SyncWire", "StressModel", "CSQLite",
         .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "HummingbirdTLS", package: "hummingbird"),
         .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "CompressNIO", package: "compress-nio"),
@@ -128,7 +129,6 @@ let package = Package(
       dependencies: [
         "Hub", "Sync", "SyncWire", "StressModel", "SyncTestSupport", "TestSupport",
         .product(name: "HummingbirdTesting", package: "hummingbird"),
-        .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "CompressNIO", package: "compress-nio"),
       ]
     ),

@@ -42,7 +42,7 @@ public final class PostgresHubStorage: HubStorage {
           window_end double precision NOT NULL,
           modified_at double precision NOT NULL,
           seq bigint NOT NULL UNIQUE,
-          payload text NOT NULL
+          payload jsonb NOT NULL
         )
         """, logger: self.logger)
       try await connection.query("CREATE SEQUENCE IF NOT EXISTS measurement_seq", logger: self.logger)
@@ -61,7 +61,7 @@ public final class PostgresHubStorage: HubStorage {
 
   public func upsert(deviceId: String, records: [MeasurementRecord]) async throws -> Set<String> {
     guard !records.isEmpty else { return [] }
-    let payloads = try records.map { try StoredPayload.encode($0) }
+    let payloads = try StoredPayload.encode(records)
     return try await transaction { connection in
       try await connection.query("SELECT pg_advisory_xact_lock(\(Self.ingestLockKey))", logger: self.logger)
       let ids = records.map(\.id)
@@ -80,7 +80,7 @@ public final class PostgresHubStorage: HubStorage {
       try await connection.query(
         """
         INSERT INTO measurements (id, device_id, window_end, modified_at, seq, payload)
-        SELECT id, \(deviceId), window_end, modified_at, nextval('measurement_seq'), payload
+        SELECT id, \(deviceId), window_end, modified_at, nextval('measurement_seq'), payload::jsonb
         FROM unnest(\(keptIds)::text[], \(windowEnds)::float8[], \(modified)::float8[], \(kept)::text[])
           WITH ORDINALITY AS incoming(id, window_end, modified_at, payload, ord)
         ORDER BY ord
@@ -97,7 +97,7 @@ public final class PostgresHubStorage: HubStorage {
 
   public func latest(deviceId: String) async throws -> MeasurementRecord? {
     let rows = try await client.query(
-      "SELECT payload FROM measurements WHERE device_id = \(deviceId) ORDER BY window_end DESC, id DESC LIMIT 1",
+      "SELECT payload::text FROM measurements WHERE device_id = \(deviceId) ORDER BY window_end DESC, id DESC LIMIT 1",
       logger: logger)
     for try await payload in rows.decode(String.self) { return try StoredPayload.decode(payload) }
     return nil
@@ -108,11 +108,11 @@ public final class PostgresHubStorage: HubStorage {
     let rows: PostgresRowSequence
     if let deviceId {
       rows = try await client.query(
-        "SELECT seq, payload FROM measurements WHERE device_id = \(deviceId) AND seq > \(after) ORDER BY seq LIMIT \(fetch)",
+        "SELECT seq, payload::text FROM measurements WHERE device_id = \(deviceId) AND seq > \(after) ORDER BY seq LIMIT \(fetch)",
         logger: logger)
     } else {
       rows = try await client.query(
-        "SELECT seq, payload FROM measurements WHERE seq > \(after) ORDER BY seq LIMIT \(fetch)", logger: logger)
+        "SELECT seq, payload::text FROM measurements WHERE seq > \(after) ORDER BY seq LIMIT \(fetch)", logger: logger)
     }
     var collected: [(Int64, String)] = []
     for try await row in rows.decode((Int64, String).self) { collected.append(row) }

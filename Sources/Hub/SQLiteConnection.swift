@@ -91,4 +91,6 @@ struct SQLiteRow {
   }
 
   func integer(_ column: Int32) -> Int64 { sqlite3_column_int64(statement, column) }
+
+  func double(_ column: Int32) -> Double { sqlite3_column_double(statement, column) }
 }

@@ -50,7 +50,7 @@ public final class SQLiteHubStorage: HubStorage, @unchecked Sendable {
 
   public func upsert(deviceId: String, records: [MeasurementRecord]) async throws -> Set<String> {
     guard !records.isEmpty else { return [] }
-    let payloads = try records.map { try StoredPayload.encode($0) }
+    let payloads = try StoredPayload.encode(records)
     return try await blocking { connection in
       try connection.execute("BEGIN IMMEDIATE")
       do {
@@ -58,11 +58,19 @@ public final class SQLiteHubStorage: HubStorage, @unchecked Sendable {
         var sequence: Int64 = 0
         try connection.query("SELECT COALESCE(MAX(seq), 0) FROM measurements", []) { sequence = $0.integer(0) }
         for (record, payload) in zip(records, payloads) {
-          var owner: String?
-          try connection.query("SELECT device_id FROM measurements WHERE id = ?", [.text(record.id)]) { owner = $0.text(0) }
-          if let owner, owner != deviceId {
-            foreign.insert(record.id)
-            continue
+          var existing: (owner: String, modifiedAt: Double, payload: String)?
+          try connection.query(
+            "SELECT device_id, modified_at, payload FROM measurements WHERE id = ?", [.text(record.id)]
+          ) { existing = ($0.text(0) ?? "", $0.double(1), $0.text(2) ?? "") }
+          if let existing {
+            if existing.owner != deviceId {
+              foreign.insert(record.id)
+              continue
+            }
+            // Newer modified_at wins; on a tie the incoming row only if it differs, so a retry is a no-op
+            // and does not move the row in the feed.
+            if existing.modifiedAt > record.modifiedAt { continue }
+            if existing.modifiedAt == record.modifiedAt, (try? StoredPayload.decode(existing.payload)) == record { continue }
           }
           sequence += 1
           try connection.query(Self.upsertSQL, [
@@ -146,15 +154,12 @@ public final class SQLiteHubStorage: HubStorage, @unchecked Sendable {
 
   // MARK: - Private
 
-  /// Newer `modified_at` wins; on a tie the incoming row wins only if it differs (so a retry is a no-op and
-  /// does not move the row in the feed).
+  /// The conflict rule was applied above, under the same write lock, so this writes unconditionally.
   private static let upsertSQL = """
     INSERT INTO measurements (id, device_id, window_end, modified_at, seq, payload) VALUES (?, ?, ?, ?, ?, ?)
     ON CONFLICT (id) DO UPDATE SET
       window_end = excluded.window_end, modified_at = excluded.modified_at, seq = excluded.seq,
       payload = excluded.payload
-    WHERE excluded.modified_at > measurements.modified_at
-      OR (excluded.modified_at = measurements.modified_at AND excluded.payload <> measurements.payload)
     """
 
   private func blocking<T: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> T) async throws -> T {

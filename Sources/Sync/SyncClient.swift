@@ -12,7 +12,8 @@ import SyncWire
 ///   same rows again, so a retry after a lost answer never duplicates (the hub upserts by id).
 /// - 400, 413, 422 (the batch as a whole is refused): the batch is split in halves until the offending rows are
 ///   alone, and only those are quarantined; good rows in the same batch still go through.
-/// - 401, 403, 404, redirects: the device itself is refused; the run stops and nothing leaves the outbox.
+/// - 401, 403, 404, redirects, an untrusted TLS certificate: the device itself is refused; the run stops and
+///   nothing leaves the outbox.
 public final class SyncClient: Sendable {
   // MARK: - Properties
 
@@ -108,6 +109,12 @@ public final class SyncClient: Sendable {
           report.quarantined += 1
           logger.warning("row quarantined", metadata: ["id": "\(row.id)", "reason": "\(text)"])
         }
+      case .untrusted(let problem):
+        // A certificate that does not verify will not verify on retry: stop and say what to configure.
+        report.stoppedBy = .configuration(
+          "\(problem); the hub's certificate is not trusted: pass its CA with --ca-file, or check --hub")
+        logger.error("hub certificate not trusted", metadata: ["problem": "\(problem)"])
+        break runLoop
       case .deviceRefused(let status, let message):
         report.stoppedBy = .hubRefused(status: status, message: message)
         logger.error("hub refused this device", metadata: ["status": "\(status)", "message": "\(message)"])
@@ -149,6 +156,7 @@ public final class SyncClient: Sendable {
     case retry(problem: String, retryAfter: Double?)
     case batchRefused(status: Int, reason: String)
     case deviceRefused(status: Int, message: String)
+    case untrusted(String)
   }
 
   private func send(_ batch: [MeasurementRecord]) async -> BatchOutcome {
@@ -169,6 +177,8 @@ public final class SyncClient: Sendable {
     do {
       response = try await transport.post(
         path: SyncAPI.measurementsPath, body: body, headers: headers, timeout: configuration.requestTimeout)
+    } catch let error as SyncTLSFailure {
+      return .untrusted(error.description)
     } catch {
       return .retry(problem: "hub unreachable or too slow: \(error)", retryAfter: nil)
     }

@@ -20,9 +20,21 @@ public struct SyncHTTPResponse: Sendable {
   }
 }
 
+/// A failure no retry can fix: the hub's TLS certificate was not accepted.
+public struct SyncTLSFailure: Error, Sendable, CustomStringConvertible {
+  public var detail: String
+
+  public init(detail: String) {
+    self.detail = detail
+  }
+
+  public var description: String { "TLS handshake failed: \(detail)" }
+}
+
 /// Sends one request to the hub. `AsyncHTTPTransport` is the real one; tests may script answers.
 public protocol SyncTransport: Sendable {
-  /// POSTs `body` to `path` (relative to the hub's base URL). Throws when no HTTP answer arrived in time.
+  /// POSTs `body` to `path` (relative to the hub's base URL). Throws when no HTTP answer arrived in time;
+  /// throws `SyncTLSFailure` when the hub's certificate is not trusted.
   func post(path: String, body: [UInt8], headers: [(name: String, value: String)], timeout: Double) async throws
     -> SyncHTTPResponse
   /// Closes connections. Call once, when done.
@@ -65,7 +77,14 @@ public final class AsyncHTTPTransport: SyncTransport {
     request.method = .POST
     for header in headers { request.headers.add(name: header.name, value: header.value) }
     request.body = .bytes(ByteBuffer(bytes: body))
-    let response = try await client.execute(request, timeout: .milliseconds(Int64(timeout * 1000)))
+    let response: HTTPClientResponse
+    do {
+      response = try await client.execute(request, timeout: .milliseconds(Int64(timeout * 1000)))
+    } catch let error as NIOSSLError {
+      throw SyncTLSFailure(detail: "\(error)")
+    } catch let error as BoringSSLError {
+      throw SyncTLSFailure(detail: "\(error)")
+    }
     let bytes = try await response.body.collect(upTo: Self.maxResponseBytes)
     return SyncHTTPResponse(
       status: Int(response.status.code),

@@ -3,6 +3,7 @@ import Foundation
 import Hub
 import Hummingbird
 import Logging
+import NIOSSL
 
 /// `stressmon-hub`: the server stressmon devices sync to, and the kiosk page.
 @main
@@ -19,8 +20,9 @@ struct HubCommand: AsyncParsableCommand {
         stressmon-hub serve --db hub.sqlite --port 8080
       Then on the device:  stressmon sync --hub https://HOST:8080 --token-file TOKEN
 
-      The hub speaks plain HTTP: put it behind a TLS reverse proxy (or on a trusted network with the device's \
-      --insecure-http). Errors are one line on stderr; exit codes follow sysexits (64 usage, 69 unavailable, \
+      With --tls-cert and --tls-key the hub serves HTTPS itself (devices verify it, e.g. with \
+      'stressmon sync --ca-file' for a private CA); without them it speaks plain HTTP, for a TLS reverse proxy \
+      or a trusted network (the device then needs --insecure-http). Errors are one line on stderr; exit codes follow sysexits (64 usage, 69 unavailable, \
       70 internal, 73 cannot create).
       """,
     version: HubRoutes.version,
@@ -102,18 +104,38 @@ struct ServeCommand: AsyncParsableCommand {
   @Option(name: .long, help: ArgumentHelp("TCP port to listen on.", valueName: "port"))
   var port = 8080
 
+  @Option(name: .customLong("tls-cert"), help: ArgumentHelp("PEM certificate chain: serve HTTPS (with --tls-key).", valueName: "path"))
+  var tlsCert: String?
+
+  @Option(name: .customLong("tls-key"), help: ArgumentHelp("PEM private key of --tls-cert.", valueName: "path"))
+  var tlsKey: String?
+
   @Option(name: .customLong("stale-after"), help: ArgumentHelp("Kiosk stale-data warning after this many seconds without a new window.", valueName: "s"))
   var staleAfter: Double = 600
 
   func run() async throws {
     guard (0...65535).contains(port) else { throw HubFailure(code: 64, message: "--port \(port) must be within 0-65535") }
     guard staleAfter > 0 else { throw HubFailure(code: 64, message: "--stale-after must be positive") }
+    guard (tlsCert == nil) == (tlsKey == nil) else {
+      throw HubFailure(code: 64, message: "--tls-cert and --tls-key go together")
+    }
+    var tls: TLSConfiguration?
+    if let tlsCert, let tlsKey {
+      do {
+        tls = try HubTLSFiles(certificateChain: tlsCert, privateKey: tlsKey).configuration()
+      } catch {
+        throw HubFailure(code: 66, message: "\(error)")
+      }
+    }
     let logger = Logger(label: "stressmon.hub")
     let store = try await storage.open(logger: logger)
-    let app = HubServer.application(
-      storage: store, host: host, port: port, options: HubOptions(staleAfter: staleAfter), logger: logger
+    let scheme = tls == nil ? "http" : "https"
+    let app = try HubServer.application(
+      storage: store, host: host, port: port, options: HubOptions(staleAfter: staleAfter), tls: tls, logger: logger
     ) { channel in
-      logger.notice("listening", metadata: ["address": "\(channel.localAddress?.description ?? "?")", "storage": "\(store.kind)"])
+      logger.notice(
+        "listening",
+        metadata: ["address": "\(scheme)://\(channel.localAddress?.description ?? "?")", "storage": "\(store.kind)"])
     }
     do {
       try await app.runService()

@@ -58,6 +58,9 @@ struct SyncCommand: AsyncParsableCommand {
   @Option(name: .long, help: ArgumentHelp("Seconds allowed for one upload request (default 30).", valueName: "s"))
   var timeout: Double = 30
 
+  @Option(name: .customLong("connect-timeout"), help: ArgumentHelp("Seconds allowed to connect, TLS handshake included (default 10).", valueName: "s"))
+  var connectTimeout: Double = 10
+
   @Option(name: .long, help: ArgumentHelp("Seconds between runs without --once (default 60).", valueName: "s"))
   var interval: Double = 60
 
@@ -75,15 +78,18 @@ struct SyncCommand: AsyncParsableCommand {
     }
     guard let hub else { throw CLIFailure.usage("--hub URL is required to sync (or use --status)") }
     guard let tokenFile else { throw CLIFailure.usage("--token-file PATH is required to sync") }
-    guard timeout > 0, timeout <= 600, interval > 0, backoffBase > 0, backoffCap >= backoffBase else {
-      throw CLIFailure.usage("--timeout must be within 0-600 s and --interval positive")
+    guard timeout > 0, timeout <= 600, connectTimeout > 0, connectTimeout <= 600, interval > 0, backoffBase > 0,
+      backoffCap >= backoffBase
+    else {
+      throw CLIFailure.usage("--timeout and --connect-timeout must be within 0-600 s and --interval positive")
     }
     guard let tokenData = FileManager.default.contents(atPath: tokenFile) else {
       throw CLIFailure.noInput("cannot read the token file \(tokenFile); create a token with 'stressmon-hub token create --device ID'")
     }
     let token = String(decoding: tokenData, as: UTF8.self).trimmingCharacters(in: " \t\n\r")
     let configuration = SyncConfiguration(
-      hubURL: hub, token: token, caFile: caFile, allowInsecureHTTP: insecureHTTP, requestTimeout: timeout,
+      hubURL: hub, token: token, caFile: caFile, allowInsecureHTTP: insecureHTTP, connectTimeout: connectTimeout,
+      requestTimeout: timeout,
       backoff: BackoffPolicy(base: backoffBase, cap: backoffCap, maxRetryAfter: BackoffPolicy.standard.maxRetryAfter),
       interval: interval)
     let transport: AsyncHTTPTransport

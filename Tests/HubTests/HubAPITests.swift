@@ -19,14 +19,13 @@ struct HubAPIPostgresTests {
   @Test("the same API contract holds on PostgreSQL (throwaway cluster; skipped without PostgreSQL)")
   func contract() async throws {
     let cluster: PostgresTestCluster
-    switch PostgresTestCluster.start() {
+    switch try await offload({ PostgresTestCluster.start() }) {
     case .available(let started):
       cluster = started
     case .unavailable(let reason):
       print("SKIPPED PostgreSQL tests: \(reason)")
       return
     }
-    defer { cluster.stop() }
     let storage = try PostgresHubStorage(url: cluster.url)
     do {
       for check in HubAPICheck.allCases {
@@ -40,8 +39,10 @@ struct HubAPIPostgresTests {
       try await second.close()
     } catch {
       try? await storage.close()
+      try await offload { cluster.stop() }
       throw error
     }
     try await storage.close()
+    try await offload { cluster.stop() }
   }
 }

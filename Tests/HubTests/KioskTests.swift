@@ -113,11 +113,11 @@ struct KioskBrowserTests {
     let hub = LiveHub(storage: storage)
     try await hub.start()
     let png = directory.file("shot.png")
-    let result = try Self.run(chromium, [
+    let result = try await offload { try Self.run(chromium, [
       "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--force-device-scale-factor=1",
       "--force-color-profile=srgb", "--window-size=800,600", "--user-data-dir=\(directory.file("profile"))",
       "--screenshot=\(png)", "\(hub.baseURL)/kiosk/kiosk-1",
-    ])
+    ]) }
     await hub.stop()
     guard let data = FileManager.default.contents(atPath: png) else {
       Issue.record("chromium wrote no screenshot (exit \(result.status)): \(result.output.suffix(500))")

@@ -1,8 +1,11 @@
 import Foundation
 import Hub
 import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
 import Logging
 import NIOCore
+import NIOSSL
 import Synchronization
 import SyncWire
 
@@ -27,15 +30,18 @@ final class LiveHub: Sendable {
   private let state = Mutex<(port: Int, task: Task<Void, any Error>?)>((0, nil))
   /// Every ingest answer waits this long after storing (a slow hub), unless a fault says otherwise.
   let delayAfterStore: Double
+  /// Serve HTTPS with this configuration instead of plain HTTP.
+  let tls: TLSConfiguration?
 
-  init(storage: any HubStorage, faults: [HubFault] = [], delayAfterStore: Double = 0) {
+  init(storage: any HubStorage, faults: [HubFault] = [], delayAfterStore: Double = 0, tls: TLSConfiguration? = nil) {
     self.storage = storage
     self.script = Mutex(faults)
     self.delayAfterStore = delayAfterStore
+    self.tls = tls
   }
 
   var port: Int { state.withLock { $0.port } }
-  var baseURL: String { "http://127.0.0.1:\(port)" }
+  var baseURL: String { "\(tls == nil ? "http" : "https")://127.0.0.1:\(port)" }
   /// The fault applied to each ingest request so far (nil: served normally).
   var servedFaults: [HubFault?] { served.withLock { $0 } }
 
@@ -51,6 +57,7 @@ final class LiveHub: Sendable {
     logger.logLevel = .critical
     let app = Application(
       responder: responder,
+      server: try tls.map { try HTTPServerBuilder.tls(.http1(), tlsConfiguration: $0) } ?? .http1(),
       configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: port), reuseAddress: true),
       onServerRunning: { channel in
         continuation.yield(channel.localAddress?.port ?? 0)

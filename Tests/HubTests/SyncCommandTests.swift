@@ -18,7 +18,7 @@ struct SyncCommandTests {
     let tokenFile = try directory.write("token", String(repeating: "a", count: 64))
     let hub = LiveHub(storage: storage)
     try await hub.start()
-    let result = try CLIRunner.run([
+    let result = try await runCLI([
       "sync", "--once", "--outbox", outbox, "--hub", hub.baseURL, "--insecure-http", "--token-file", tokenFile,
     ])
     await hub.stop()
@@ -42,7 +42,7 @@ struct SyncCommandTests {
     try FileOutbox(directory: outbox).add(rows)
     let hub = LiveHub(storage: storage)
     try await hub.start()
-    let sync = try CLIRunner.run([
+    let sync = try await runCLI([
       "sync", "--once", "--outbox", outbox, "--hub", hub.baseURL, "--insecure-http", "--token-file", tokenFile, "--json",
     ])
     await hub.stop()
@@ -50,28 +50,28 @@ struct SyncCommandTests {
     let report = try CLIRunner.json(sync)
     #expect(report["uploaded"] as? Int == 28 && report["quarantined"] as? Int == 1)
 
-    let status = try CLIRunner.run(["sync", "--status", "--outbox", outbox])
+    let status = try await runCLI(["sync", "--status", "--outbox", outbox])
     #expect(status.status == 0)
     #expect(status.stdout.contains("0 pending, 1 waiting for the clock to synchronise, 1 quarantined"))
     #expect(status.stdout.contains(rows[4].id) && status.stdout.contains("stress_level 140"))
-    let json = try CLIRunner.json(try CLIRunner.run(["sync", "--status", "--json", "--outbox", outbox]))
+    let json = try CLIRunner.json(try await runCLI(["sync", "--status", "--json", "--outbox", outbox]))
     #expect(json["pending"] as? Int == 0 && json["waiting_for_clock"] as? Int == 1)
     #expect((json["quarantined_rows"] as? [[String: Any]])?.first?["id"] as? String == rows[4].id)
     #expect(try await storage.count(deviceId: "cli-desk") == 28)
   }
 
   @Test("plain http without --insecure-http, or no token file, is a usage error before any upload")
-  func usageErrors() throws {
+  func usageErrors() async throws {
     let directory = try TemporaryDirectory("sync-cli")
     defer { directory.remove() }
     let tokenFile = try directory.write("token", "abc")
     let outbox = directory.file("outbox")
-    let plain = try CLIRunner.run(["sync", "--once", "--outbox", outbox, "--hub", "http://127.0.0.1:9", "--token-file", tokenFile])
+    let plain = try await runCLI(["sync", "--once", "--outbox", outbox, "--hub", "http://127.0.0.1:9", "--token-file", tokenFile])
     #expect(plain.status == 64)
     #expect(plain.stderr.contains("--insecure-http"))
-    let missing = try CLIRunner.run(["sync", "--once", "--outbox", outbox, "--hub", "https://hub.local", "--token-file", directory.file("nope")])
+    let missing = try await runCLI(["sync", "--once", "--outbox", outbox, "--hub", "https://hub.local", "--token-file", directory.file("nope")])
     #expect(missing.status == 66)
-    let noOutbox = try CLIRunner.run(["sync", "--status"])
+    let noOutbox = try await runCLI(["sync", "--status"])
     #expect(noOutbox.status == 64)
   }
 }

@@ -112,7 +112,7 @@ struct SyncEndToEndTests {
       try await Task.sleep(for: .milliseconds(10))
     }
     kill(process.processIdentifier, SIGKILL)
-    process.waitUntilExit()
+    try await offload { process.waitUntilExit() }
     #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGKILL)
 
     // Then the hub holds rows the outbox still thinks pending (the lost acknowledgement)
@@ -122,7 +122,7 @@ struct SyncEndToEndTests {
     #expect(heldAfterKill + pendingAfterKill > Self.rowCount, "the kill should land between store and acknowledgement")
 
     // And a second run sends what is left, the overlap included, without duplicating anything
-    let rerun = try CLIRunner.run(arguments)
+    let rerun = try await runCLI(arguments)
     #expect(rerun.status == 0, "stderr: \(rerun.stderr)")
     let output = try CLIRunner.json(rerun)
     #expect(output["drained"] as? Bool == true)
