@@ -19,9 +19,11 @@ struct SyncCommand: AsyncParsableCommand {
       exponential backoff (1 s doubling up to 5 min) and the hub's Retry-After is obeyed.
 
       Examples:
-        stressmon sync --once --hub https://hub.local:8443 --token-file /etc/stressmon/token
-        stressmon sync --status --json
-        stressmon sync --hub http://127.0.0.1:8080 --insecure-http --token-file token --outbox /tmp/outbox
+        stressmon sync --once --hub https://hub.local:8443 \\
+          --token-file /etc/stressmon/token
+        stressmon sync --status --json --db /var/lib/stressmon/stressmon.db
+        stressmon sync --once --hub http://127.0.0.1:8080 --insecure-http \\
+          --token-file token --outbox /tmp/outbox
 
       Exit codes: 0 outbox drained (or --status), 64 bad option, 66 token file missing, 69 hub unreachable \
       or refusing this device (rows stay in the outbox), 74 outbox unreadable.
@@ -55,13 +57,13 @@ struct SyncCommand: AsyncParsableCommand {
   @Flag(name: .customLong("insecure-http"), help: "Allow a plain http:// hub URL (token and data unencrypted).")
   var insecureHTTP = false
 
-  @Option(name: .long, help: ArgumentHelp("Seconds allowed for one upload request (default 30).", valueName: "s"))
+  @Option(name: .long, help: ArgumentHelp("Seconds allowed for one upload request.", valueName: "s"))
   var timeout: Double = 30
 
-  @Option(name: .customLong("connect-timeout"), help: ArgumentHelp("Seconds allowed to connect, TLS handshake included (default 10).", valueName: "s"))
+  @Option(name: .customLong("connect-timeout"), help: ArgumentHelp("Seconds allowed to connect, TLS handshake included.", valueName: "s"))
   var connectTimeout: Double = 10
 
-  @Option(name: .long, help: ArgumentHelp("Seconds between runs without --once (default 60).", valueName: "s"))
+  @Option(name: .long, help: ArgumentHelp("Seconds between runs without --once.", valueName: "s"))
   var interval: Double = 60
 
   @Option(name: .customLong("backoff-base"), help: .hidden)
