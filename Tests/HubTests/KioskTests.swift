@@ -182,4 +182,47 @@ struct KioskBrowserTests {
     try? handle.close()
     return (process.terminationStatus, (try? String(contentsOfFile: log, encoding: .utf8)) ?? "")
   }
+
+  @Test("the open page refreshes itself: data stored after it loaded appears without a reload")
+  func refreshesItself() async throws {
+    guard let chromium = Self.chromium else {
+      print("SKIPPED kiosk refresh test: chromium not installed (scripts/setup --test installs it)")
+      return
+    }
+    let directory = try TemporaryDirectory("kiosk-refresh")
+    defer { directory.remove() }
+    let storage = try await SyncEndToEndTests.makeStorage(directory)
+    let hub = LiveHub(storage: storage, options: HubOptions(kioskRefresh: 0.3))
+    try await hub.start()
+    // Given the page open on a device with no data yet: Chromium runs it for 5 s of virtual time (its timers
+    // fire fast, network waits are real), then prints the live DOM. The page's first refresh is held at the hub.
+    let page = "/kiosk/kiosk-2"
+    hub.closeGate(for: page + "/panel")
+    let profile = directory.file("profile")
+    let url = "\(hub.baseURL)\(page)"
+    async let browser = offload {
+      try Self.run(chromium, [
+        "--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=\(profile)", "--virtual-time-budget=5000",
+        "--dump-dom", url,
+      ])
+    }
+    // When a measurement arrives after the page has loaded and asked for fresh data
+    var waited = 0
+    while !hub.requestLog.contains(where: { $0.path == page + "/panel" }), waited < 400 {
+      try await Task.sleep(for: .milliseconds(25))
+      waited += 1
+    }
+    let stored = Date()
+    let now = stored.timeIntervalSince1970
+    _ = try await storage.upsert(deviceId: "kiosk-2", records: [try kioskRecord(.high, device: "kiosk-2", now: now, age: 5)])
+    hub.openGate()
+    let dom = try await browser.output
+    await hub.stop()
+    // Then the page fetched its panel again after that and shows it, drawn by the server
+    let log = hub.requestLog
+    #expect(log.contains { $0.path == page && $0.at < stored }, "the page must have loaded before the data arrived")
+    #expect(dom.contains("data-category=\"high\""), "DOM: \(dom.prefix(600))")
+    #expect(dom.contains(StressCategory.high.accessibilityText))
+    #expect(!dom.contains("No data yet"))
+  }
 }

@@ -27,14 +27,22 @@ final class LiveHub: Sendable {
   let storage: any HubStorage
   private let script: Mutex<[HubFault]>
   private let served = Mutex<[HubFault?]>([])
+  private let requests = Mutex<[(path: String, at: Date)]>([])
+  /// Requests for this path wait until `openGate()` (a test orders events across the browser and the hub).
+  private let gate = Mutex<(path: String?, open: Bool)>((nil, true))
   private let state = Mutex<(port: Int, task: Task<Void, any Error>?)>((0, nil))
   /// Every ingest answer waits this long after storing (a slow hub), unless a fault says otherwise.
   let delayAfterStore: Double
   /// Serve HTTPS with this configuration instead of plain HTTP.
   let tls: TLSConfiguration?
+  let options: HubOptions
 
-  init(storage: any HubStorage, faults: [HubFault] = [], delayAfterStore: Double = 0, tls: TLSConfiguration? = nil) {
+  init(
+    storage: any HubStorage, faults: [HubFault] = [], delayAfterStore: Double = 0, tls: TLSConfiguration? = nil,
+    options: HubOptions = HubOptions()
+  ) {
     self.storage = storage
+    self.options = options
     self.script = Mutex(faults)
     self.delayAfterStore = delayAfterStore
     self.tls = tls
@@ -42,6 +50,13 @@ final class LiveHub: Sendable {
 
   var port: Int { state.withLock { $0.port } }
   var baseURL: String { "\(tls == nil ? "http" : "https")://127.0.0.1:\(port)" }
+  /// Holds every request for `path` until `openGate()`.
+  func closeGate(for path: String) { gate.withLock { $0 = (path, false) } }
+  func openGate() { gate.withLock { $0.open = true } }
+
+  /// Every request path the hub saw, with when.
+  var requestLog: [(path: String, at: Date)] { requests.withLock { $0 } }
+
   /// The fault applied to each ingest request so far (nil: served normally).
   var servedFaults: [HubFault?] { served.withLock { $0 } }
 
@@ -49,7 +64,7 @@ final class LiveHub: Sendable {
   func start() async throws {
     let port = self.port
     let (bound, continuation) = AsyncStream<Int>.makeStream()
-    let inner = HubRoutes.router(storage: storage, logger: Logger(label: "test.hub")).buildResponder()
+    let inner = HubRoutes.router(storage: storage, options: options, logger: Logger(label: "test.hub")).buildResponder()
     let responder = CallbackResponder<BasicRequestContext> { [self] request, context in
       try await respond(request, context, inner)
     }
@@ -89,6 +104,10 @@ final class LiveHub: Sendable {
   private func respond(
     _ request: Request, _ context: BasicRequestContext, _ inner: some HTTPResponder<BasicRequestContext>
   ) async throws -> Response {
+    requests.withLock { $0.append((request.uri.path, Date())) }
+    while gate.withLock({ $0.path == request.uri.path && !$0.open }) {
+      try await Task.sleep(for: .milliseconds(10))
+    }
     guard request.method == .post, request.uri.path == SyncAPI.measurementsPath else {
       return try await inner.respond(to: request, context: context)
     }

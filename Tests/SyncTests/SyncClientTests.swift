@@ -134,3 +134,35 @@ struct SyncClientTests {
     #expect(throws: SyncError.self) { try configuration.validatedBaseURL() }
   }
 }
+
+/// A clock that really sleeps, a thousand times faster.
+struct FastClock: SyncClock {
+  func now() -> Double { 1_767_225_600 }
+  func sleep(seconds: Double) async throws { try await Task.sleep(nanoseconds: UInt64(seconds * 1_000_000)) }
+}
+
+@Suite("Background sync loop")
+struct SyncLoopTests {
+  @Test("the loop uploads rows added while it runs and returns when cancelled")
+  func loopPicksUpNewRowsAndStops() async throws {
+    let rows = try MeasurementFixtures.records(device: "desk-1", count: 30)
+    let outbox = MemoryOutbox(records: Array(rows.prefix(10)))
+    let transport = ScriptedTransport([.fail("offline")])
+    var configuration = SyncConfiguration.test()
+    configuration.interval = 5  // 5 ms with FastClock
+    let client = try SyncClient(outbox: outbox, transport: transport, configuration: configuration, clock: FastClock())
+    let loop = Task { await client.run() }
+    // When rows arrive later, the next run picks them up
+    try await Task.sleep(for: .milliseconds(50))
+    outbox.add(Array(rows.dropFirst(10)))
+    var waited = 0
+    while try outbox.outboxStatus().pending > 0, waited < 200 {
+      try await Task.sleep(for: .milliseconds(10))
+      waited += 1
+    }
+    loop.cancel()
+    await loop.value
+    #expect(try outbox.outboxStatus().pending == 0)
+    #expect(Set(transport.sent.flatMap(\.request.records).map(\.id)) == Set(rows.map(\.id)))
+  }
+}
