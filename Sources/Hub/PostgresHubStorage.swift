@@ -12,6 +12,8 @@ public final class PostgresHubStorage: HubStorage {
   public let kind = "postgresql"
   private let client: PostgresClient
   private let runner: Task<Void, Never>
+  /// Finishes when the runner task has begun (see `runnerStarted`).
+  private let started: AsyncStream<Void>
   private let logger: Logger
 
   /// An arbitrary constant naming the hub's advisory lock (any 64-bit number no other application uses).
@@ -25,13 +27,19 @@ public final class PostgresHubStorage: HubStorage {
       tls: .disable)
     configuration.options.maximumConnections = 8
     client = PostgresClient(configuration: configuration, backgroundLogger: logger)
-    runner = Task { [client] in await client.run() }
+    let (started, signal) = AsyncStream<Void>.makeStream()
+    self.started = started
+    runner = Task { [client] in
+      signal.finish()
+      await client.run()
+    }
     self.logger = logger
   }
 
   // MARK: - HubStorage
 
   public func migrate() async throws {
+    await runnerStarted()
     try await transaction { connection in
       try await connection.query("SELECT pg_advisory_xact_lock(\(Self.ingestLockKey))", logger: self.logger)
       try await connection.query(
@@ -155,6 +163,13 @@ public final class PostgresHubStorage: HubStorage {
   }
 
   // MARK: - Private
+
+  /// Waits until the pool's `run()` task is under way: a lease before that works but makes PostgresNIO log a
+  /// warning, which `stressmon-hub token create` would print for nothing.
+  private func runnerStarted() async {
+    for await _ in started {}
+    await Task.yield()
+  }
 
   private func transaction<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
     do {
