@@ -10,10 +10,19 @@ let package = Package(
   platforms: [.macOS(.v15)],
   products: [
     .executable(name: "stressmon", targets: ["stressmon"]),
+    // The hub is its own product so that the edge binary never links the server stack.
+    .executable(name: "stressmon-hub", targets: ["stressmon-hub"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    // Sync client (edge): HTTP/TLS without Foundation; gzip request bodies through zlib (compress-nio).
+    .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+    .package(url: "https://github.com/adam-fowler/compress-nio", from: "1.5.0"),
+    // Hub (server only): HTTP server, PostgreSQL for fleets, SHA-256 for stored token hashes.
+    .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+    .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+    .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
   ],
   targets: [
     // MARK: - C system libraries and shims (hardware and disk edges only)
@@ -52,6 +61,40 @@ let package = Package(
     // A picture of one day (stress over the category bands, HRV, HR, gaps) as SVG or RGB PNG: `stressmon report`.
     .target(name: "DayReport", dependencies: ["StressModel", "SyncWire", "Indicators"]),
 
+    // Sync client: drains an outbox to the hub. FoundationEssentials only (no NIOFoundationCompat).
+    .target(
+      name: "Sync",
+      dependencies: [
+        "SyncWire", "StressModel",
+        .product(name: "AsyncHTTPClient", package: "async-http-client"),
+        .product(name: "CompressNIO", package: "compress-nio"),
+        .product(name: "Logging", package: "swift-log"),
+      ]
+    ),
+
+    // MARK: - Hub (server; full Foundation is fine here)
+    .target(
+      name: "Hub",
+      dependencies: [
+        "SyncWire", "StressModel", "CSQLite",
+        .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "HummingbirdTLS", package: "hummingbird"),
+        .product(name: "PostgresNIO", package: "postgres-nio"),
+        .product(name: "Crypto", package: "swift-crypto"),
+        .product(name: "CompressNIO", package: "compress-nio"),
+        .product(name: "Logging", package: "swift-log"),
+      ]
+    ),
+    .executableTarget(
+      name: "stressmon-hub",
+      dependencies: [
+        "Hub",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "Logging", package: "swift-log"),
+      ]
+    ),
+
     // MARK: - Pipeline and CLI
     .target(
       name: "Monitor",
@@ -64,7 +107,7 @@ let package = Package(
       name: "stressmon",
       dependencies: [
         "Monitor", "PulseDSP", "StressModel", "Analysis", "Signals", "Sensors", "Indicators", "Store", "Config", "SyncWire",
-        "LinuxIO", "DayReport",
+        "LinuxIO", "DayReport", "Sync",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ]
@@ -85,6 +128,16 @@ let package = Package(
       name: "DayReportTests", dependencies: ["DayReport", "StressModel", "SyncWire", "Indicators", "TestSupport"]
     ),
     .testTarget(name: "CLITests", dependencies: ["stressmon", "TestSupport"]),
+    .target(name: "SyncTestSupport", dependencies: ["SyncWire", "StressModel", "TestSupport"], path: "Tests/SyncTestSupport"),
+    .testTarget(name: "SyncTests", dependencies: ["Sync", "SyncWire", "StressModel", "SyncTestSupport", "TestSupport"]),
+    .testTarget(
+      name: "HubTests",
+      dependencies: [
+        "Hub", "Sync", "SyncWire", "StressModel", "SyncTestSupport", "TestSupport",
+        .product(name: "HummingbirdTesting", package: "hummingbird"),
+        .product(name: "CompressNIO", package: "compress-nio"),
+      ]
+    ),
     .target(name: "TestSupport", path: "Tests/TestSupport"),
   ]
 )

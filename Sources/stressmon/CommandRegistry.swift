@@ -9,5 +9,6 @@ enum CommandRegistry {
     DoctorCommand.self,
     RenderCommand.self,
     ReportCommand.self,
+    SyncCommand.self,
   ]
 }

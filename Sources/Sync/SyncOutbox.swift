@@ -1,0 +1,57 @@
+import SyncWire
+
+/// What the sync client drains: the device's outbox. The SQLite store implements it on the device; tests and
+/// `stressmon sync --outbox` use `MemoryOutbox` and `FileOutbox`.
+///
+/// Contract: `pendingUploads` returns rows in the order they were written (oldest first) and only rows whose
+/// wall clock was synchronised; rows passed to `markUploaded` or `quarantine` never come back from it.
+/// Implementations must be safe to call from any task (the client calls them from its own).
+public protocol SyncOutbox: Sendable {
+  /// Up to `limit` rows waiting for upload, oldest first; only clock-synchronised rows.
+  func pendingUploads(limit: Int) throws -> [MeasurementRecord]
+  /// The hub holds these rows (stored, or a newer version of them): they leave the outbox.
+  func markUploaded(ids: [String], at: Double) throws
+  /// The hub refused this row for good: keep it aside with the reason, never upload it again by itself.
+  func quarantine(id: String, reason: String, at: Double) throws
+  /// Every quarantined row, for `stressmon sync --status`.
+  func quarantined() throws -> [QuarantinedRow]
+  /// Counts for `stressmon sync --status` and the daemon's health line.
+  func outboxStatus() throws -> OutboxStatus
+}
+
+/// A row the hub refused, with the hub's reason and when (seconds since the Unix epoch).
+public struct QuarantinedRow: Sendable, Equatable, Codable {
+  public var id: String
+  public var reason: String
+  public var at: Double
+
+  public init(id: String, reason: String, at: Double) {
+    self.id = id
+    self.reason = reason
+    self.at = at
+  }
+}
+
+/// How many rows wait, and for what.
+public struct OutboxStatus: Sendable, Equatable, Codable {
+  /// Clock-synchronised rows waiting for upload.
+  public var pending: Int
+  /// Rows measured before the wall clock was synchronised: uploaded once their times are corrected.
+  public var waitingForClock: Int
+  public var quarantined: Int
+  /// When the hub last acknowledged a row (seconds since the Unix epoch); nil if never.
+  public var lastUploadAt: Double?
+
+  public init(pending: Int, waitingForClock: Int, quarantined: Int, lastUploadAt: Double?) {
+    self.pending = pending
+    self.waitingForClock = waitingForClock
+    self.quarantined = quarantined
+    self.lastUploadAt = lastUploadAt
+  }
+
+  enum CodingKeys: String, CodingKey {
+    case pending, quarantined
+    case waitingForClock = "waiting_for_clock"
+    case lastUploadAt = "last_upload_at"
+  }
+}

@@ -1,0 +1,99 @@
+import AsyncHTTPClient
+import NIOCore
+import NIOHTTP1
+import NIOSSL
+
+/// One HTTP answer, as much as the client needs of it.
+public struct SyncHTTPResponse: Sendable {
+  public var status: Int
+  public var headers: [(name: String, value: String)]
+  public var body: [UInt8]
+
+  public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
+    self.status = status
+    self.headers = headers
+    self.body = body
+  }
+
+  public func header(_ name: String) -> String? {
+    headers.first { $0.name.lowercased() == name.lowercased() }?.value
+  }
+}
+
+/// A failure no retry can fix: the hub's TLS certificate was not accepted.
+public struct SyncTLSFailure: Error, Sendable, CustomStringConvertible {
+  public var detail: String
+
+  public init(detail: String) {
+    self.detail = detail
+  }
+
+  public var description: String { "TLS handshake failed: \(detail)" }
+}
+
+/// Sends one request to the hub. `AsyncHTTPTransport` is the real one; tests may script answers.
+public protocol SyncTransport: Sendable {
+  /// POSTs `body` to `path` (relative to the hub's base URL). Throws when no HTTP answer arrived in time;
+  /// throws `SyncTLSFailure` when the hub's certificate is not trusted.
+  func post(path: String, body: [UInt8], headers: [(name: String, value: String)], timeout: Double) async throws
+    -> SyncHTTPResponse
+  /// Closes connections. Call once, when done.
+  func shutdown() async throws
+}
+
+/// `SyncTransport` over swift-server/async-http-client: HTTP/1.1 or 2, TLS with certificate verification
+/// (system trust store, or only the CA file configured), connect timeout, connection reuse.
+public final class AsyncHTTPTransport: SyncTransport {
+  /// Answers larger than this are not what the hub sends: they are read up to here and then treated as garbage.
+  public static let maxResponseBytes = 1024 * 1024
+
+  private let baseURL: String
+  private let client: HTTPClient
+
+  public init(configuration: SyncConfiguration) throws {
+    baseURL = try configuration.validatedBaseURL()
+    var tls = TLSConfiguration.makeClientConfiguration()
+    tls.certificateVerification = .fullVerification
+    if let caFile = configuration.caFile {
+      do {
+        tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(caFile))
+      } catch {
+        throw SyncError.configuration("cannot read CA certificates from \(caFile): \(error); pass a PEM file")
+      }
+    }
+    var clientConfiguration = HTTPClient.Configuration(
+      tlsConfiguration: tls,
+      timeout: .init(connect: .milliseconds(Int64(configuration.connectTimeout * 1000))),
+      decompression: .disabled
+    )
+    clientConfiguration.redirectConfiguration = .disallow
+    client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: clientConfiguration)
+  }
+
+  public func post(path: String, body: [UInt8], headers: [(name: String, value: String)], timeout: Double)
+    async throws -> SyncHTTPResponse
+  {
+    var request = HTTPClientRequest(url: baseURL + path)
+    request.method = .POST
+    for header in headers { request.headers.add(name: header.name, value: header.value) }
+    request.body = .bytes(ByteBuffer(bytes: body))
+    let response: HTTPClientResponse
+    do {
+      response = try await client.execute(request, timeout: .milliseconds(Int64(timeout * 1000)))
+    } catch let error as NIOSSLError {
+      throw SyncTLSFailure(detail: "\(error)")
+    } catch let error as BoringSSLError {
+      throw SyncTLSFailure(detail: "\(error)")
+    }
+    let bytes = try await response.body.collect(upTo: Self.maxResponseBytes)
+    return SyncHTTPResponse(
+      status: Int(response.status.code),
+      headers: response.headers.map { (name: $0.name, value: $0.value) },
+      body: Array(buffer: bytes)
+    )
+  }
+
+  public func shutdown() async throws {
+    try await client.shutdown()
+  }
+}

@@ -1,0 +1,217 @@
+import ArgumentParser
+import FoundationEssentials
+import Logging
+import Sync
+
+/// `stressmon sync`: upload the outbox to the hub, or show what waits in it.
+struct SyncCommand: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "sync",
+    abstract: "Upload stored measurements to a stressmon hub, or show what waits in the outbox.",
+    discussion: """
+      Measurements wait in the device's outbox until the hub acknowledges them. Each row has a UUID and the \
+      hub stores it by that id, so an upload interrupted at any point (network loss, power cut) is simply \
+      sent again and never duplicated. Rows the hub refuses as invalid are quarantined with the hub's reason \
+      (see --status) instead of being retried forever; nothing is dropped silently.
+
+      The connection uses HTTPS with certificate verification. --ca-file trusts a private CA; plain HTTP \
+      needs --insecure-http (the token would travel unencrypted). Failures are retried with randomised \
+      exponential backoff (1 s doubling up to 5 min) and the hub's Retry-After is obeyed.
+
+      Examples:
+        stressmon sync --once --hub https://hub.local:8443 \\
+          --token-file /etc/stressmon/token
+        stressmon sync --status --json --db /var/lib/stressmon/stressmon.db
+        stressmon sync --once --hub http://127.0.0.1:8080 --insecure-http \\
+          --token-file token --outbox /tmp/outbox
+
+      Exit codes: 0 outbox drained (or --status), 64 bad option, 66 token file missing, 69 hub unreachable \
+      or refusing this device (rows stay in the outbox), 74 outbox unreadable.
+      """
+  )
+
+  @Flag(name: .long, help: "Send what is pending once and exit (default: keep syncing every --interval seconds).")
+  var once = false
+
+  @Flag(name: .long, help: "Show the outbox (pending, waiting for the clock, quarantined with reasons); no network.")
+  var status = false
+
+  @Flag(name: .long, help: "Print one JSON object on stdout instead of sentences.")
+  var json = false
+
+  @Option(name: .long, help: ArgumentHelp("The device's SQLite store (the daemon's --db).", valueName: "path"))
+  var db: String?
+
+  @Option(name: .long, help: ArgumentHelp("A file-backed outbox directory (development and tests) instead of --db.", valueName: "dir"))
+  var outbox: String?
+
+  @Option(name: .long, help: ArgumentHelp("The hub's base URL, e.g. https://hub.local:8443.", valueName: "url"))
+  var hub: String?
+
+  @Option(name: .customLong("token-file"), help: ArgumentHelp("File holding this device's token (from 'stressmon-hub token create').", valueName: "path"))
+  var tokenFile: String?
+
+  @Option(name: .customLong("ca-file"), help: ArgumentHelp("PEM file of CA certificates to trust for the hub.", valueName: "path"))
+  var caFile: String?
+
+  @Flag(name: .customLong("insecure-http"), help: "Allow a plain http:// hub URL (token and data unencrypted).")
+  var insecureHTTP = false
+
+  @Option(name: .long, help: ArgumentHelp("Seconds allowed for one upload request.", valueName: "s"))
+  var timeout: Double = 30
+
+  @Option(name: .customLong("connect-timeout"), help: ArgumentHelp("Seconds allowed to connect, TLS handshake included.", valueName: "s"))
+  var connectTimeout: Double = 10
+
+  @Option(name: .long, help: ArgumentHelp("Seconds between runs without --once.", valueName: "s"))
+  var interval: Double = 60
+
+  @Option(name: .customLong("backoff-base"), help: .hidden)
+  var backoffBase: Double = BackoffPolicy.standard.base
+
+  @Option(name: .customLong("backoff-cap"), help: .hidden)
+  var backoffCap: Double = BackoffPolicy.standard.cap
+
+  func run() async throws {
+    let outbox = try openOutbox()
+    if status {
+      try printStatus(outbox)
+      return
+    }
+    guard let hub else { throw CLIFailure.usage("--hub URL is required to sync (or use --status)") }
+    guard let tokenFile else { throw CLIFailure.usage("--token-file PATH is required to sync") }
+    guard timeout > 0, timeout <= 600, connectTimeout > 0, connectTimeout <= 600, interval > 0, backoffBase > 0,
+      backoffCap >= backoffBase
+    else {
+      throw CLIFailure.usage("--timeout and --connect-timeout must be within 0-600 s and --interval positive")
+    }
+    guard let tokenData = FileManager.default.contents(atPath: tokenFile) else {
+      throw CLIFailure.noInput("cannot read the token file \(tokenFile); create a token with 'stressmon-hub token create --device ID'")
+    }
+    let token = String(decoding: tokenData, as: UTF8.self).trimmingCharacters(in: " \t\n\r")
+    let configuration = SyncConfiguration(
+      hubURL: hub, token: token, caFile: caFile, allowInsecureHTTP: insecureHTTP, connectTimeout: connectTimeout,
+      requestTimeout: timeout,
+      backoff: BackoffPolicy(base: backoffBase, cap: backoffCap, maxRetryAfter: BackoffPolicy.standard.maxRetryAfter),
+      interval: interval)
+    let transport: AsyncHTTPTransport
+    let client: SyncClient
+    do {
+      transport = try AsyncHTTPTransport(configuration: configuration)
+      client = try SyncClient(outbox: outbox, transport: transport, configuration: configuration)
+    } catch let error as SyncError {
+      throw CLIFailure.usage(error.description)
+    }
+    guard once else {
+      await client.run()
+      try? await transport.shutdown()
+      return
+    }
+    let report: SyncReport
+    do {
+      report = try await client.runOnce()
+    } catch {
+      try? await transport.shutdown()
+      throw CLIFailure.ioError("\(error)")
+    }
+    try? await transport.shutdown()
+    if json {
+      try CLIOutput.json(SyncRunOutput(report))
+    } else {
+      CLIOutput.line(Self.sentence(for: report))
+    }
+    if let problem = report.stoppedBy {
+      CLIOutput.error(problem.description)
+      throw ExitCode(69)
+    }
+  }
+
+  // MARK: - Private
+
+  private func openOutbox() throws -> any SyncOutbox {
+    if let outbox {
+      do {
+        return try FileOutbox(directory: outbox)
+      } catch {
+        throw CLIFailure.ioError("\(error)")
+      }
+    }
+    if let db {
+      // The SQLite store implements SyncOutbox; its adapter is wired here when the store lands (docs/sync.md).
+      throw CLIFailure.unavailable("--db \(db): the store's outbox is not linked into this build yet; use --outbox DIR")
+    }
+    throw CLIFailure.usage("say where the outbox is: --db PATH (the device store) or --outbox DIR")
+  }
+
+  private func printStatus(_ outbox: any SyncOutbox) throws {
+    let status: OutboxStatus
+    let quarantined: [QuarantinedRow]
+    do {
+      status = try outbox.outboxStatus()
+      quarantined = try outbox.quarantined()
+    } catch {
+      throw CLIFailure.ioError("\(error)")
+    }
+    if json {
+      try CLIOutput.json(SyncStatusOutput(status: status, quarantined: quarantined))
+      return
+    }
+    var text = "Outbox: \(status.pending) pending, \(status.waitingForClock) waiting for the clock to synchronise, "
+      + "\(status.quarantined) quarantined. "
+    text += status.lastUploadAt.map { "Last upload \(Self.ago($0)) ago." } ?? "Nothing uploaded yet."
+    CLIOutput.line(text)
+    for row in quarantined {
+      CLIOutput.line("  quarantined \(row.id): \(row.reason)")
+    }
+  }
+
+  static func sentence(for report: SyncReport) -> String {
+    var text = "Uploaded \(report.uploaded) rows in \(report.requests) requests (\(report.retries) retries); "
+      + "\(report.quarantined) quarantined. Outbox: \(report.status.pending) pending, "
+      + "\(report.status.waitingForClock) waiting for the clock, \(report.status.quarantined) quarantined."
+    if report.status.quarantined > 0 { text += " See 'stressmon sync --status' for the reasons." }
+    return text
+  }
+
+  private static func ago(_ epoch: Double) -> String {
+    let seconds = max(0, Date().timeIntervalSince1970 - epoch)
+    if seconds < 120 { return "\(Int(seconds)) s" }
+    if seconds < 7200 { return "\(Int(seconds / 60)) min" }
+    return "\(Int(seconds / 3600)) h"
+  }
+}
+
+/// `stressmon sync --once --json`.
+struct SyncRunOutput: Encodable {
+  var uploaded: Int
+  var quarantined: Int
+  var requests: Int
+  var retries: Int
+  var drained: Bool
+  var problem: String?
+  var outbox: OutboxStatus
+
+  init(_ report: SyncReport) {
+    uploaded = report.uploaded
+    quarantined = report.quarantined
+    requests = report.requests
+    retries = report.retries
+    drained = report.drained
+    problem = report.stoppedBy?.description
+    outbox = report.status
+  }
+}
+
+/// `stressmon sync --status --json`.
+struct SyncStatusOutput: Encodable {
+  var status: OutboxStatus
+  var quarantined: [QuarantinedRow]
+
+  func encode(to encoder: any Encoder) throws {
+    try status.encode(to: encoder)
+    var container = encoder.container(keyedBy: Keys.self)
+    try container.encode(quarantined, forKey: .quarantinedRows)
+  }
+
+  enum Keys: String, CodingKey { case quarantinedRows = "quarantined_rows" }
+}

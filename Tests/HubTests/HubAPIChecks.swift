@@ -1,0 +1,228 @@
+import Foundation
+import Hub
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import NIOCore
+import Sync
+import SyncTestSupport
+import SyncWire
+import Testing
+
+/// The hub's API contract as a list of checks, run against every storage backend (SQLite always, PostgreSQL
+/// when a server can be started) through the real router.
+enum HubAPICheck: String, CaseIterable, Sendable, CustomTestStringConvertible {
+  case healthReportsStorage
+  case gzipBatchIsStoredOnceAndRetriesAreIdempotent
+  case newerModifiedAtWins
+  case wrongOrMissingTokenIs401AndStoresNothing
+  case anotherDevicesIdIs403AndStoresNothing
+  case oversizedBodiesAre413AndStoreNothing
+  case malformedBodiesAre400Or422AndStoreNothing
+  case invalidRowsAreRejectedOneByOne
+  case rowIdOfAnotherDeviceIsRejected
+  case feedPagesCoverEveryRowOnce
+  case latestIsTheNewestWindow
+  case unknownRouteIsJSON404
+
+  var testDescription: String { rawValue }
+
+  func run(on storage: any HubStorage) async throws {
+    try await storage.migrate()
+    let device = "dev-\(UInt32.random(in: 0...UInt32.max))"
+    let token = try await HubTokens.create(deviceId: device, storage: storage, now: 1_767_225_600)
+    let app = Application(router: HubRoutes.router(storage: storage, logger: Logger(label: "test.hub")))
+    try await app.test(.router) { client in
+      let api = APIClient(client: client, token: token)
+      try await body(api: api, storage: storage, device: device)
+    }
+  }
+
+  private func body(api: APIClient, storage: any HubStorage, device: String) async throws {
+    let rows = try MeasurementFixtures.records(device: device, count: 500, salt: UInt64(device.hashValue.magnitude))
+    func stored() async throws -> Int { try await storage.count(deviceId: device) }
+
+    switch self {
+    case .healthReportsStorage:
+      let response = try await api.get(SyncAPI.healthPath)
+      #expect(response.status == .ok)
+      let health = try JSONDecoder().decode(HealthResponse.self, from: Data(buffer: response.body))
+      #expect(health.status == "ok" && health.storage == storage.kind)
+
+    case .gzipBatchIsStoredOnceAndRetriesAreIdempotent:
+      let first = try await api.ingest(IngestRequest(deviceId: device, records: rows))
+      #expect(first.status == .ok)
+      #expect(try first.decoded(IngestResponse.self).acceptedCount == 500)
+      let before = try await storage.feed(deviceId: device, after: 0, limit: 1000)
+      // A retry after a lost answer: same rows again.
+      let again = try await api.ingest(IngestRequest(deviceId: device, records: rows))
+      #expect(try again.decoded(IngestResponse.self).acceptedCount == 500)
+      #expect(try await stored() == 500)
+      let after = try await storage.feed(deviceId: device, after: 0, limit: 1000)
+      #expect(after.rows == rows)
+      #expect(after.lastSequence == before.lastSequence, "an identical retry must not move rows in the feed")
+
+    case .newerModifiedAtWins:
+      var original = rows[0]
+      _ = try await api.ingest(IngestRequest(deviceId: device, records: [original]))
+      var newer = original
+      newer.confidence = 0.123
+      newer.modifiedAt += 60
+      _ = try await api.ingest(IngestRequest(deviceId: device, records: [newer]))
+      original.confidence = 0.999  // an older edit arriving late
+      let late = try await api.ingest(IngestRequest(deviceId: device, records: [original]))
+      #expect(try late.decoded(IngestResponse.self).acceptedCount == 1)
+      let feed = try await storage.feed(deviceId: device, after: 0, limit: 10)
+      #expect(feed.rows == [newer])
+
+    case .wrongOrMissingTokenIs401AndStoresNothing:
+      let batch = IngestRequest(deviceId: device, records: rows)
+      let wrong = try await api.ingest(batch, auth: .token(String(repeating: "f", count: 64)))
+      #expect(wrong.status == .unauthorized)
+      #expect(try wrong.decoded(ErrorBody.self).error == "unauthorized")
+      let missing = try await api.ingest(batch, auth: .none)
+      #expect(missing.status == .unauthorized)
+      #expect(try missing.decoded(ErrorBody.self).message.contains("Authorization"))
+      #expect(try await stored() == 0)
+
+    case .anotherDevicesIdIs403AndStoresNothing:
+      let other = try MeasurementFixtures.records(device: "someone-else", count: 3)
+      let wrongBatch = try await api.ingest(IngestRequest(deviceId: "someone-else", records: other))
+      #expect(wrongBatch.status == .forbidden)
+      #expect(try wrongBatch.decoded(ErrorBody.self).message.contains("someone-else"))
+      let mixed = try await api.ingest(IngestRequest(deviceId: device, records: Array(rows.prefix(5)) + other))
+      #expect(mixed.status == .forbidden)
+      #expect(try mixed.decoded(ErrorBody.self).error == "forbidden_device")
+      #expect(try await stored() == 0)
+      #expect(try await storage.count(deviceId: "someone-else") == 0)
+
+    case .oversizedBodiesAre413AndStoreNothing:
+      let tooMany = try MeasurementFixtures.records(device: device, count: 501)
+      let rowsOver = try await api.ingest(IngestRequest(deviceId: device, records: tooMany))
+      #expect(rowsOver.status == .contentTooLarge)
+      #expect(try rowsOver.decoded(ErrorBody.self).message.contains("at most 500"))
+      let huge = ByteBuffer(repeating: UInt8(ascii: " "), count: SyncAPI.maxBodyBytes + 1)
+      let bytesOver = try await api.post(body: huge, gzip: false)
+      #expect(bytesOver.status == .contentTooLarge)
+      // A gzip bomb: 40 MB of spaces compress to ~40 kB and must not be inflated past the limit.
+      var spaces = ByteBuffer(repeating: UInt8(ascii: " "), count: 40 * 1024 * 1024)
+      let bomb = try await api.post(body: try spaces.compress(with: .gzip()), gzip: true)
+      #expect(bomb.status == .contentTooLarge)
+      #expect(try bomb.decoded(ErrorBody.self).message.contains("inflates"))
+      #expect(try await stored() == 0)
+
+    case .malformedBodiesAre400Or422AndStoreNothing:
+      let notJSON = try await api.post(body: ByteBuffer(string: "{\"device_id\": \"\(device)\", records: ["), gzip: false)
+      #expect(notJSON.status == .badRequest)
+      #expect(try notJSON.decoded(ErrorBody.self).error == "malformed_json")
+      var json = String(decoding: try JSONEncoder().encode(IngestRequest(deviceId: device, records: Array(rows.prefix(4)))), as: UTF8.self)
+      json = json.replacingOccurrences(of: "\"stress_level\":", with: "\"stress_level\":\"high\",\"x\":")
+      let wrongShape = try await api.post(body: ByteBuffer(string: json), gzip: false)
+      #expect(wrongShape.status == .unprocessableContent)
+      #expect(try wrongShape.decoded(ErrorBody.self).message.contains("records[0].stress_level"))
+      let badGzip = try await api.post(body: ByteBuffer(bytes: [0x1F, 0x8B, 0x08, 0, 1, 2, 3, 4]), gzip: true)
+      #expect(badGzip.status == .badRequest)
+      #expect(try await stored() == 0)
+
+    case .invalidRowsAreRejectedOneByOne:
+      var batch = Array(rows.prefix(10))
+      batch[2].stressLevel = 140
+      batch[7].clockSynchronised = false
+      let response = try await api.ingest(IngestRequest(deviceId: device, records: batch))
+      let results = try response.decoded(IngestResponse.self).results
+      #expect(results.map(\.id) == batch.map(\.id))
+      #expect(results.filter { $0.status == .rejected }.map(\.id) == [batch[2].id, batch[7].id])
+      #expect(results[2].reason?.contains("outside 0-100") == true)
+      #expect(try await stored() == 8)
+
+    case .rowIdOfAnotherDeviceIsRejected:
+      let ownerToken = try await HubTokens.create(deviceId: device + "-b", storage: storage, now: 1_767_225_600)
+      var stolen = rows[0]
+      _ = try await api.ingest(IngestRequest(deviceId: device, records: [stolen]))
+      stolen.deviceId = device + "-b"
+      stolen.modifiedAt += 100
+      let response = try await api.ingest(IngestRequest(deviceId: device + "-b", records: [stolen]), auth: .token(ownerToken))
+      let result = try response.decoded(IngestResponse.self).results
+      #expect(result.first?.status == .rejected)
+      #expect(result.first?.reason?.contains("another device") == true)
+      #expect(try await storage.feed(deviceId: device, after: 0, limit: 5).rows == [rows[0]])
+      #expect(try await storage.count(deviceId: device + "-b") == 0)
+
+    case .feedPagesCoverEveryRowOnce:
+      _ = try await api.ingest(IngestRequest(deviceId: device, records: rows))
+      var cursor = ""
+      var seen: [MeasurementRecord] = []
+      var pages = 0
+      while true {
+        let response = try await api.get("\(SyncAPI.feedPath)?device=\(device)&since=\(cursor)&limit=200")
+        #expect(response.status == .ok)
+        let page = try response.decoded(FeedPage.self)
+        seen += page.rows
+        cursor = page.nextCursor
+        pages += 1
+        if !page.hasMore || pages > 10 { break }
+      }
+      #expect(pages == 3)
+      #expect(seen == rows)
+      let bad = try await api.get("\(SyncAPI.feedPath)?limit=0")
+      #expect(bad.status == .badRequest)
+
+    case .latestIsTheNewestWindow:
+      let none = try await api.get(SyncAPI.latestPath(device: device))
+      #expect(try none.decoded(LatestResponse.self).record == nil)
+      _ = try await api.ingest(IngestRequest(deviceId: device, records: Array(rows.prefix(50).reversed())))
+      let latest = try await api.get(SyncAPI.latestPath(device: device))
+      #expect(try latest.decoded(LatestResponse.self).record == rows[49])
+
+    case .unknownRouteIsJSON404:
+      let response = try await api.get("/v2/nothing")
+      #expect(response.status == .notFound)
+      #expect(try response.decoded(ErrorBody.self).error == "not_found")
+    }
+  }
+}
+
+/// Requests through HummingbirdTesting's client with the device token.
+struct APIClient {
+  enum Auth {
+    case own
+    case token(String)
+    case none
+  }
+
+  let client: any TestClientProtocol
+  let token: String
+
+  func ingest(_ batch: IngestRequest, auth: Auth = .own) async throws -> TestResponse {
+    try await post(body: ByteBuffer(bytes: try SyncBody.encode(batch)), gzip: true, auth: auth)
+  }
+
+  func post(body: ByteBuffer, gzip: Bool, auth: Auth = .own) async throws -> TestResponse {
+    var headers: HTTPFields = [.contentType: "application/json"]
+    switch auth {
+    case .own: headers[.authorization] = "Bearer \(token)"
+    case .token(let other): headers[.authorization] = "Bearer \(other)"
+    case .none: break
+    }
+    if gzip { headers[.contentEncoding] = "gzip" }
+    return try await client.execute(uri: SyncAPI.measurementsPath, method: .post, headers: headers, body: body)
+  }
+
+  func get(_ uri: String) async throws -> TestResponse {
+    try await client.execute(uri: uri, method: .get)
+  }
+}
+
+extension TestResponse {
+  func decoded<T: Decodable>(_ type: T.Type) throws -> T {
+    try JSONDecoder().decode(type, from: Data(buffer: body))
+  }
+}
+
+extension Data {
+  init(buffer: ByteBuffer) {
+    self = buffer.withUnsafeReadableBytes { Data($0) }
+  }
+}
+
+import CompressNIO

@@ -1,0 +1,228 @@
+import Foundation
+import Hub
+import StressModel
+import SyncTestSupport
+import SyncWire
+import TestSupport
+import Testing
+
+/// A row of `category` that ended `age` seconds before `now`, from the real-recording fixtures.
+func kioskRecord(_ category: StressCategory, device: String, now: Double, age: Double) throws -> MeasurementRecord {
+  var row = try MeasurementFixtures.records(device: device, count: 1)[0]
+  let range = category.levelRange
+  row.stressLevel = (range.lower + range.upper) / 2
+  row.category = category
+  row.quality = .good
+  row.windowEnd = now - age
+  row.windowStart = row.windowEnd - 60
+  row.modifiedAt = row.windowEnd
+  return row
+}
+
+@Suite("Kiosk page")
+struct KioskPageTests {
+  let now = 1_767_300_000.0
+
+  @Test("text on every background meets WCAG 2.1 AA (4.5:1)", arguments: StressCategory.allCases)
+  func contrastPerCategory(_ category: StressCategory) {
+    let text = KioskContrast.textColour(on: category.colour)
+    #expect(KioskContrast.ratio(text, category.colour) >= KioskContrast.minimumTextRatio)
+  }
+
+  @Test("the neutral page and the warning box meet AA too; the ratio formula matches WCAG's anchors")
+  func contrastNeutralAndFormula() {
+    let neutral = KioskPage.neutralBackground
+    #expect(KioskContrast.ratio(KioskContrast.textColour(on: neutral), neutral) >= 4.5)
+    #expect(abs(KioskContrast.ratio(KioskContrast.black, KioskContrast.white) - 21) < 1e-9)
+    #expect(abs(KioskContrast.ratio(RGBColour(hex: 0x777777), KioskContrast.white) - 4.48) < 0.01)
+  }
+
+  @Test("the SVG fill pattern tile reproduces FillPattern.isInk", arguments: FillPattern.allCases)
+  func patternTileMatchesIsInk(_ pattern: FillPattern) throws {
+    // Given the generated <pattern>, When its rects are rasterised back to pattern pixels
+    let element = KioskIconSVG.patternElement(pattern, id: "p", ink: "#000000")
+    let scale = KioskIconSVG.unitsPerPixel
+    let period = KioskIconSVG.period(of: pattern)
+    var ink = Set<[Int]>()
+    let rects: [[Int]] = element.split(separator: "<rect").dropFirst().map { rect in
+      rect.split(separator: "\"").compactMap { Int(String($0)) }
+    }
+    for values in rects {
+      let (left, top, width) = (values[0] / scale, values[1] / scale, values[2] / scale)
+      for dx in 0..<width { ink.insert([left + dx, top]) }
+    }
+    // Then tiling them gives isInk everywhere, including negative coordinates
+    for y in -12..<24 {
+      for x in -12..<24 {
+        let tile = [((x % period) + period) % period, ((y % period) + period) % period]
+        #expect(ink.contains(tile) == pattern.isInk(x: x, y: y), "pixel \(x),\(y)")
+      }
+    }
+  }
+
+  @Test("the image is labelled with the category's accessibility text and drawn from its icon and pattern")
+  func imageLabel() throws {
+    for category in StressCategory.allCases {
+      let view = KioskView(deviceId: "desk-1", record: try kioskRecord(category, device: "desk-1", now: now, age: 30), now: now, options: HubOptions())
+      let html = KioskPage.document(view)
+      #expect(html.contains("role=\"img\" aria-labelledby=\"category-image-title\""))
+      #expect(html.contains("<title id=\"category-image-title\">\(category.accessibilityText)</title>"))
+      #expect(html.contains("data-icon=\"\(category.icon.rawValue)\" data-pattern=\"\(category.pattern.rawValue)\""))
+      #expect(html.contains("background-color:\(category.colour.hexString)"))
+      #expect(html.contains("<h1>\(category.displayName)</h1>"))
+    }
+  }
+
+  @Test("motion happens only without a reduced-motion preference")
+  func reducedMotion() throws {
+    let view = KioskView(deviceId: "d", record: try kioskRecord(.high, device: "d", now: now, age: 3000), now: now, options: HubOptions())
+    let html = KioskPage.document(view)
+    let media = "@media (prefers-reduced-motion: no-preference) {"
+    let parts = html.components(separatedBy: media)
+    #expect(parts.count == 2)
+    #expect(!parts[0].contains("transition") && !parts[0].contains("animation"))
+  }
+
+  @Test("old data shows the stale warning, fresh data does not, no data says so")
+  func staleness() throws {
+    let options = HubOptions(staleAfter: 600)
+    let fresh = KioskPage.panel(KioskView(deviceId: "d", record: try kioskRecord(.mild, device: "d", now: now, age: 120), now: now, options: options))
+    let stale = KioskPage.panel(KioskView(deviceId: "d", record: try kioskRecord(.mild, device: "d", now: now, age: 3600), now: now, options: options))
+    let none = KioskPage.panel(KioskView(deviceId: "d", record: nil, now: now, options: options))
+    #expect(!fresh.contains("Stale data"))
+    #expect(stale.contains("Stale data: nothing new for 60 minutes"))
+    #expect(none.contains("No data yet") && none.contains("data-category=\"none\""))
+  }
+}
+
+@Suite("Kiosk page in headless Chromium", .serialized)
+struct KioskBrowserTests {
+  static let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first { FileManager.default.isExecutableFile(atPath: $0) }
+
+  @Test("the screenshot shows the category colour and the icon filled with its own pattern", arguments: StressCategory.allCases)
+  func screenshot(_ category: StressCategory) async throws {
+    guard let chromium = Self.chromium else {
+      print("SKIPPED kiosk screenshot test: chromium not installed (scripts/setup --test installs it)")
+      return
+    }
+    let directory = try TemporaryDirectory("kiosk")
+    defer { directory.remove() }
+    let storage = try await SyncEndToEndTests.makeStorage(directory)
+    let now = Date().timeIntervalSince1970
+    _ = try await storage.upsert(deviceId: "kiosk-1", records: [try kioskRecord(category, device: "kiosk-1", now: now, age: 20)])
+    let hub = LiveHub(storage: storage)
+    try await hub.start()
+    let png = directory.file("shot.png")
+    let result = try await offload { try Self.run(chromium, [
+      "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--force-device-scale-factor=1",
+      "--force-color-profile=srgb", "--window-size=800,600", "--user-data-dir=\(directory.file("profile"))",
+      "--screenshot=\(png)", "\(hub.baseURL)/kiosk/kiosk-1",
+    ]) }
+    await hub.stop()
+    guard let data = FileManager.default.contents(atPath: png) else {
+      Issue.record("chromium wrote no screenshot (exit \(result.status)): \(result.output.suffix(500))")
+      return
+    }
+    let image = try PNGImage(bytes: Array(data))
+    #expect(image.width == 800 && image.height == 600)
+
+    // The page background is the category colour
+    let colour = category.colour
+    let corner = image.pixel(5, 5)
+    #expect(abs(corner.r - Int(colour.red)) <= 2 && abs(corner.g - Int(colour.green)) <= 2 && abs(corner.b - Int(colour.blue)) <= 2)
+
+    // The icon: the first rows with ink from the top; its height is 42vh.
+    let ink = KioskContrast.textColour(on: colour)
+    func isInk(_ x: Int, _ y: Int) -> Bool {
+      let p = image.pixel(x, y)
+      let toInk = abs(p.r - Int(ink.red)) + abs(p.g - Int(ink.green)) + abs(p.b - Int(ink.blue))
+      let toBackground = abs(p.r - Int(colour.red)) + abs(p.g - Int(colour.green)) + abs(p.b - Int(colour.blue))
+      return toInk < toBackground
+    }
+    guard let top = (0..<image.height).first(where: { y in (0..<image.width).contains { isInk($0, y) } }) else {
+      Issue.record("no ink on the page")
+      return
+    }
+    let iconSize = Int(0.42 * Double(image.height))
+    // Sample inside the shape, clear of its outline: centre column, 62 % down the icon box, ±14 % wide.
+    let (cx, cy, half) = (image.width / 2, top + iconSize * 62 / 100, iconSize * 14 / 100)
+    var inkPixels = 0, total = 0, emptyRows = 0
+    for y in (cy - half)..<(cy + half) {
+      var rowInk = 0
+      for x in (cx - half)..<(cx + half) where isInk(x, y) { rowInk += 1 }
+      inkPixels += rowInk
+      total += 2 * half
+      if rowInk == 0 { emptyRows += 1 }
+    }
+    let measuredInk = Double(inkPixels) / Double(total)
+    let measuredEmptyRows = Double(emptyRows) / Double(2 * half)
+
+    // Expectations from the pattern itself: its ink share and its share of ink-free rows per tile.
+    let pattern = category.pattern
+    let period = KioskIconSVG.period(of: pattern)
+    let tile = (0..<period).flatMap { y in (0..<period).map { x in pattern.isInk(x: x, y: y) } }
+    let expectedInk = Double(tile.filter { $0 }.count) / Double(tile.count)
+    let expectedEmptyRows = Double((0..<period).filter { y in !(0..<period).contains { pattern.isInk(x: $0, y: y) } }.count) / Double(period)
+    #expect(abs(measuredInk - expectedInk) < 0.08, "\(category): ink share \(measuredInk) vs pattern \(expectedInk)")
+    #expect(abs(measuredEmptyRows - expectedEmptyRows) < 0.15, "\(category): empty rows \(measuredEmptyRows) vs \(expectedEmptyRows)")
+  }
+
+  static func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    let log = NSTemporaryDirectory() + "chromium-\(UUID().uuidString).log"
+    FileManager.default.createFile(atPath: log, contents: nil)
+    defer { try? FileManager.default.removeItem(atPath: log) }
+    let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
+    process.standardOutput = handle
+    process.standardError = handle
+    try process.run()
+    process.waitUntilExit()
+    try? handle.close()
+    return (process.terminationStatus, (try? String(contentsOfFile: log, encoding: .utf8)) ?? "")
+  }
+
+  @Test("the open page refreshes itself: data stored after it loaded appears without a reload")
+  func refreshesItself() async throws {
+    guard let chromium = Self.chromium else {
+      print("SKIPPED kiosk refresh test: chromium not installed (scripts/setup --test installs it)")
+      return
+    }
+    let directory = try TemporaryDirectory("kiosk-refresh")
+    defer { directory.remove() }
+    let storage = try await SyncEndToEndTests.makeStorage(directory)
+    let hub = LiveHub(storage: storage, options: HubOptions(kioskRefresh: 0.3))
+    try await hub.start()
+    // Given the page open on a device with no data yet: Chromium runs it for 5 s of virtual time (its timers
+    // fire fast, network waits are real), then prints the live DOM. The page's first refresh is held at the hub.
+    let page = "/kiosk/kiosk-2"
+    hub.closeGate(for: page + "/panel")
+    let profile = directory.file("profile")
+    let url = "\(hub.baseURL)\(page)"
+    async let browser = offload {
+      try Self.run(chromium, [
+        "--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=\(profile)", "--virtual-time-budget=5000",
+        "--dump-dom", url,
+      ])
+    }
+    // When a measurement arrives after the page has loaded and asked for fresh data
+    var waited = 0
+    while !hub.requestLog.contains(where: { $0.path == page + "/panel" }), waited < 400 {
+      try await Task.sleep(for: .milliseconds(25))
+      waited += 1
+    }
+    let stored = Date()
+    let now = stored.timeIntervalSince1970
+    _ = try await storage.upsert(deviceId: "kiosk-2", records: [try kioskRecord(.high, device: "kiosk-2", now: now, age: 5)])
+    hub.openGate()
+    let dom = try await browser.output
+    await hub.stop()
+    // Then the page fetched its panel again after that and shows it, drawn by the server
+    let log = hub.requestLog
+    #expect(log.contains { $0.path == page && $0.at < stored }, "the page must have loaded before the data arrived")
+    #expect(dom.contains("data-category=\"high\""), "DOM: \(dom.prefix(600))")
+    #expect(dom.contains(StressCategory.high.accessibilityText))
+    #expect(!dom.contains("No data yet"))
+  }
+}

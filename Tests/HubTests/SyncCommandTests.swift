@@ -1,0 +1,77 @@
+import Foundation
+import Hub
+import Sync
+import SyncTestSupport
+import SyncWire
+import TestSupport
+import Testing
+
+@Suite("stressmon sync command against a live hub", .serialized)
+struct SyncCommandTests {
+  @Test("a wrong token exits 69 with advice and every row stays pending")
+  func wrongToken() async throws {
+    let directory = try TemporaryDirectory("sync-cli")
+    defer { directory.remove() }
+    let storage = try await SyncEndToEndTests.makeStorage(directory)
+    let outbox = directory.file("outbox")
+    try FileOutbox(directory: outbox).add(try MeasurementFixtures.records(device: "cli-desk", count: 20))
+    let tokenFile = try directory.write("token", String(repeating: "a", count: 64))
+    let hub = LiveHub(storage: storage)
+    try await hub.start()
+    let result = try await runCLI([
+      "sync", "--once", "--outbox", outbox, "--hub", hub.baseURL, "--insecure-http", "--token-file", tokenFile,
+    ])
+    await hub.stop()
+    #expect(result.status == 69)
+    #expect(result.stderr.contains("HTTP 401") && result.stderr.contains("stressmon-hub token create"))
+    #expect(try FileOutbox(directory: outbox).outboxStatus().pending == 20)
+    #expect(try await storage.count(deviceId: nil) == 0)
+  }
+
+  @Test("a row the hub rejects is quarantined and --status shows why; the others are uploaded")
+  func quarantineShownByStatus() async throws {
+    let directory = try TemporaryDirectory("sync-cli")
+    defer { directory.remove() }
+    let storage = try await SyncEndToEndTests.makeStorage(directory)
+    let token = try await HubTokens.create(deviceId: "cli-desk", storage: storage, now: Date().timeIntervalSince1970)
+    let tokenFile = try directory.write("token", token)
+    var rows = try MeasurementFixtures.records(device: "cli-desk", count: 30)
+    rows[4].stressLevel = 140
+    rows[9].clockSynchronised = false
+    let outbox = directory.file("outbox")
+    try FileOutbox(directory: outbox).add(rows)
+    let hub = LiveHub(storage: storage)
+    try await hub.start()
+    let sync = try await runCLI([
+      "sync", "--once", "--outbox", outbox, "--hub", hub.baseURL, "--insecure-http", "--token-file", tokenFile, "--json",
+    ])
+    await hub.stop()
+    #expect(sync.status == 0, "stderr: \(sync.stderr)")
+    let report = try CLIRunner.json(sync)
+    #expect(report["uploaded"] as? Int == 28 && report["quarantined"] as? Int == 1)
+
+    let status = try await runCLI(["sync", "--status", "--outbox", outbox])
+    #expect(status.status == 0)
+    #expect(status.stdout.contains("0 pending, 1 waiting for the clock to synchronise, 1 quarantined"))
+    #expect(status.stdout.contains(rows[4].id) && status.stdout.contains("stress_level 140"))
+    let json = try CLIRunner.json(try await runCLI(["sync", "--status", "--json", "--outbox", outbox]))
+    #expect(json["pending"] as? Int == 0 && json["waiting_for_clock"] as? Int == 1)
+    #expect((json["quarantined_rows"] as? [[String: Any]])?.first?["id"] as? String == rows[4].id)
+    #expect(try await storage.count(deviceId: "cli-desk") == 28)
+  }
+
+  @Test("plain http without --insecure-http, or no token file, is a usage error before any upload")
+  func usageErrors() async throws {
+    let directory = try TemporaryDirectory("sync-cli")
+    defer { directory.remove() }
+    let tokenFile = try directory.write("token", "abc")
+    let outbox = directory.file("outbox")
+    let plain = try await runCLI(["sync", "--once", "--outbox", outbox, "--hub", "http://127.0.0.1:9", "--token-file", tokenFile])
+    #expect(plain.status == 64)
+    #expect(plain.stderr.contains("--insecure-http"))
+    let missing = try await runCLI(["sync", "--once", "--outbox", outbox, "--hub", "https://hub.local", "--token-file", directory.file("nope")])
+    #expect(missing.status == 66)
+    let noOutbox = try await runCLI(["sync", "--status"])
+    #expect(noOutbox.status == 64)
+  }
+}

@@ -1,0 +1,145 @@
+import Foundation
+import Hub
+import Logging
+import Sync
+import SyncTestSupport
+import SyncWire
+import TestSupport
+import Testing
+
+/// The device's sync client against the real hub on loopback, through every failure the issue lists; at the
+/// end the hub must hold every measurement exactly once and the outbox must be empty.
+@Suite("Sync end to end on loopback", .serialized)
+struct SyncEndToEndTests {
+  static let rowCount = 2000
+
+  /// Everything the hub stores for `device`, via the public feed (paged), with ids checked to be unique.
+  static func hubRows(_ storage: any HubStorage, device: String) async throws -> [MeasurementRecord] {
+    var rows: [MeasurementRecord] = []
+    var cursor: Int64 = 0
+    while true {
+      let slice = try await storage.feed(deviceId: device, after: cursor, limit: 1000)
+      rows += slice.rows
+      cursor = slice.lastSequence
+      if !slice.hasMore { return rows }
+    }
+  }
+
+  static func makeStorage(_ directory: TemporaryDirectory) async throws -> SQLiteHubStorage {
+    let storage = try SQLiteHubStorage(path: directory.file("hub.sqlite"))
+    try await storage.migrate()
+    return storage
+  }
+
+  @Test("down, 500, slow, 429, garbage, restarted mid-batch: every row arrives exactly once")
+  func faultMatrix() async throws {
+    let directory = try TemporaryDirectory("e2e")
+    defer { directory.remove() }
+    let storage = try await Self.makeStorage(directory)
+    let device = "e2e-desk"
+    let token = try await HubTokens.create(deviceId: device, storage: storage, now: Date().timeIntervalSince1970)
+    let rows = try MeasurementFixtures.records(device: device, count: Self.rowCount)
+    let outbox = try FileOutbox(directory: directory.file("outbox"))
+    try outbox.add(rows)
+
+    // Given a hub that is down at first (bound once for a port, then stopped) and then misbehaves in turn
+    let hub = LiveHub(
+      storage: storage,
+      faults: [
+        .status(500), .slowAfterStore(1.5), .status(429, retryAfter: "1"), .garbageAfterStore, .restartAfterStore,
+        .status(503, retryAfter: Self.httpDate(Date().addingTimeInterval(1))), .status(502),
+      ])
+    try await hub.start()
+    await hub.stop()
+    let configuration = SyncConfiguration(
+      hubURL: hub.baseURL, token: token, allowInsecureHTTP: true, connectTimeout: 0.5, requestTimeout: 1.0,
+      backoff: BackoffPolicy(base: 0.05, cap: 0.4, maxRetryAfter: 5), maxAttemptsPerRun: 60)
+    let transport = try AsyncHTTPTransport(configuration: configuration)
+    let client = try SyncClient(outbox: outbox, transport: transport, configuration: configuration)
+
+    // When the device syncs while the hub comes up after a while
+    let started = Date()
+    let run = Task { try await client.runOnce() }
+    try await Task.sleep(for: .milliseconds(600))
+    try await hub.start()
+    let report = try await run.value
+    try await transport.shutdown()
+    await hub.stop()
+
+    // Then every fault was met, retried, and nothing was lost or duplicated
+    #expect(hub.servedFaults.compactMap { $0 }.count == 7)
+    #expect(report.drained, "stopped by \(String(describing: report.stoppedBy))")
+    #expect(report.retries >= 8, "down + 7 faults must each cost a retry")
+    #expect(report.uploaded == Self.rowCount && report.quarantined == 0)
+    let held = try await Self.hubRows(storage, device: device)
+    #expect(held.count == Self.rowCount)
+    #expect(Set(held.map(\.id)).count == Self.rowCount)
+    #expect(Dictionary(uniqueKeysWithValues: held.map { ($0.id, $0) }) == Dictionary(uniqueKeysWithValues: rows.map { ($0.id, $0) }))
+    #expect(try outbox.outboxStatus().pending == 0)
+    #expect(Date().timeIntervalSince(started) < 30)
+  }
+
+  @Test("the device killed with SIGKILL mid-sync resumes: exactly once on the hub, outbox empty")
+  func sigkillMidSync() async throws {
+    let directory = try TemporaryDirectory("e2e-kill")
+    defer { directory.remove() }
+    let storage = try await Self.makeStorage(directory)
+    let device = "e2e-wearable"
+    let token = try await HubTokens.create(deviceId: device, storage: storage, now: Date().timeIntervalSince1970)
+    let tokenFile = try directory.write("token", token + "\n")
+    let rows = try MeasurementFixtures.records(device: device, count: Self.rowCount)
+    let outboxDirectory = directory.file("outbox")
+    do { try FileOutbox(directory: outboxDirectory).add(rows) }
+
+    // Given a slow hub: each batch is stored, then its answer takes 0.5 s
+    let hub = LiveHub(storage: storage, delayAfterStore: 0.5)
+    try await hub.start()
+    defer { Task { await hub.stop() } }
+    let arguments = [
+      "sync", "--once", "--outbox", outboxDirectory, "--hub", hub.baseURL, "--insecure-http",
+      "--token-file", tokenFile, "--backoff-base", "0.05", "--backoff-cap", "0.3", "--json",
+    ]
+
+    // When `stressmon sync` is killed after the hub stored a batch but before the device heard back
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: CLIRunner.productsDirectory + "/stressmon")
+    process.arguments = arguments
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    let deadline = Date().addingTimeInterval(20)
+    while try await storage.count(deviceId: device) < 500, Date() < deadline, process.isRunning {
+      try await Task.sleep(for: .milliseconds(10))
+    }
+    kill(process.processIdentifier, SIGKILL)
+    try await offload { process.waitUntilExit() }
+    #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGKILL)
+
+    // Then the hub holds rows the outbox still thinks pending (the lost acknowledgement)
+    let heldAfterKill = try await storage.count(deviceId: device)
+    let pendingAfterKill = try FileOutbox(directory: outboxDirectory).outboxStatus().pending
+    #expect(heldAfterKill >= 500 && heldAfterKill < Self.rowCount)
+    #expect(heldAfterKill + pendingAfterKill > Self.rowCount, "the kill should land between store and acknowledgement")
+
+    // And a second run sends what is left, the overlap included, without duplicating anything
+    let rerun = try await runCLI(arguments)
+    #expect(rerun.status == 0, "stderr: \(rerun.stderr)")
+    let output = try CLIRunner.json(rerun)
+    #expect(output["drained"] as? Bool == true)
+    let held = try await Self.hubRows(storage, device: device)
+    #expect(held.count == Self.rowCount)
+    #expect(Set(held.map(\.id)) == Set(rows.map(\.id)))
+    #expect(held.sorted { $0.windowStart < $1.windowStart } == rows)
+    let status = try FileOutbox(directory: outboxDirectory).outboxStatus()
+    #expect(status.pending == 0 && status.quarantined == 0)
+    await hub.stop()
+  }
+
+  static func httpDate(_ date: Date) -> String {
+    let formatter = DateFormatter()
+    formatter.locale = Locale(identifier: "en_US_POSIX")
+    formatter.timeZone = TimeZone(identifier: "GMT")
+    formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+    return formatter.string(from: date)
+  }
+}
