@@ -76,7 +76,13 @@ let package = Package(
     .testTarget(name: "ConfigTests", dependencies: ["Config", "TestSupport"]),
     .testTarget(name: "SensorsTests", dependencies: ["Sensors", "Signals", "TestSupport"]),
     .testTarget(name: "IndicatorsTests", dependencies: ["Indicators", "StressModel", "TestSupport"]),
-    .testTarget(name: "StoreTests", dependencies: ["Store", "StressModel", "TestSupport"]),
+    .testTarget(name: "StoreTests", dependencies: ["Store", "StressModel", "SyncWire", "TestSupport", "store-crash-writer"]),
+    // Test-only: the process StoreTests kills with SIGKILL to prove committed rows survive (scripts/crash-test).
+    .executableTarget(
+      name: "store-crash-writer",
+      dependencies: ["Store", "SyncWire", "StressModel", .product(name: "Logging", package: "swift-log")],
+      path: "Tests/StoreCrashWriter"
+    ),
     .testTarget(name: "MonitorTests", dependencies: ["Monitor", "TestSupport"]),
     .testTarget(name: "CLITests", dependencies: ["stressmon", "TestSupport"]),
     .target(name: "TestSupport", path: "Tests/TestSupport"),
