@@ -184,6 +184,11 @@ final class StoreCore {
   /// migrations, and the disk-full reserve.
   private func configure() throws(StoreError) {
     let migrator = SchemaMigrator(migrations: options.migrations)
+    // Before reading anything: on a read-only medium SQLite silently falls back to a read-only handle, and the
+    // first read of a WAL file could then fail for want of its -shm file, hiding the real cause.
+    if !options.readOnly && connection.isReadOnly {
+      throw .readOnly(path: path, reason: "the file or its file system is not writable")
+    }
     try migrator.check(connection)
     if options.readOnly {
       let version = try StoreError.mapping(path: path) { try SchemaMigrator.version(of: connection) }
@@ -191,9 +196,6 @@ final class StoreCore {
         throw .cannotOpen(path: path, reason: "schema \(version) is older than this binary's; open it once for writing")
       }
       return
-    }
-    if connection.isReadOnly {
-      throw .readOnly(path: path, reason: "the file or its file system is not writable")
     }
     try StoreError.mapping(path: path) {
       let mode = try connection.scalarText("PRAGMA journal_mode = WAL")

@@ -76,6 +76,8 @@ public final class StoreWriter: Sendable {
     public var movedAside: [String] = []
 
     public var isHealthy: Bool { errorCategory == nil }
+
+    public init() {}
   }
 
   // MARK: - Properties
@@ -118,7 +120,7 @@ public final class StoreWriter: Sendable {
     state.withLock { state in
       guard !record.id.isEmpty, record.windowEnd.isFinite, record.monotonicEnd.isFinite else {
         Self.logger.error("dropped a measurement with an empty id or non-finite time", metadata: ["id": "\(record.id)"])
-        return state.health
+        return state.snapshot
       }
       if state.measurements.isEmpty && state.ibis.isEmpty { state.oldestBuffered = clock.reading().monotonic }
       state.measurements.append(record)
@@ -131,7 +133,7 @@ public final class StoreWriter: Sendable {
   public func append(_ ibis: [IBIRecord]) -> Health {
     state.withLock { state in
       let valid = ibis.filter { $0.wall.isFinite && $0.monotonic.isFinite && $0.ibiMs.isFinite }
-      guard !valid.isEmpty else { return state.health }
+      guard !valid.isEmpty else { return state.snapshot }
       if state.measurements.isEmpty && state.ibis.isEmpty { state.oldestBuffered = clock.reading().monotonic }
       state.ibis.append(contentsOf: valid)
       return flush(&state, force: false)
@@ -152,19 +154,19 @@ public final class StoreWriter: Sendable {
   }
 
   public var health: Health {
-    state.withLock { $0.health }
+    state.withLock { $0.snapshot }
   }
 
-  /// Runs `body` with the open store (outbox, baseline, history), or throws why there is none.
-  public func withStore<T: Sendable>(_ body: (MeasurementStore) throws(StoreError) -> T) throws(StoreError) -> T {
-    let store = try state.withLock { state throws(StoreError) -> MeasurementStore in
+  /// The open store, for the outbox, the baseline and reads. Ask again each time: after a damaged file was moved
+  /// aside the writer holds a new one, and the old object throws `StoreError.closed`.
+  public func currentStore() throws(StoreError) -> MeasurementStore {
+    try state.withLock { state throws(StoreError) -> MeasurementStore in
       if state.store == nil { openStore(&state, reading: clock.reading()) }
       guard let store = state.store else {
         throw StoreError.cannotOpen(path: path, reason: state.health.errorMessage ?? "not open")
       }
       return store
     }
-    return try body(store)
   }
 
   /// Final flush, checkpoint and close. Rows that still cannot be written are reported in the returned health.
@@ -184,14 +186,14 @@ public final class StoreWriter: Sendable {
   private func flush(_ state: inout WriterState, force: Bool) -> Health {
     let reading = clock.reading()
     let count = state.measurements.count + state.ibis.count
-    guard count > 0 else { return state.health }
+    guard count > 0 else { return state.snapshot }
     let age = reading.monotonic - (state.oldestBuffered ?? reading.monotonic)
-    guard force || age >= policy.maxDelaySeconds || count >= policy.maxBufferedRows else { return state.health }
+    guard force || age >= policy.maxDelaySeconds || count >= policy.maxBufferedRows else { return state.snapshot }
     if !force, state.health.failingSince != nil, let last = state.lastAttempt,
       reading.monotonic - last < policy.retryIntervalSeconds
     {
       enforceMemoryLimit(&state)
-      return state.health
+      return state.snapshot
     }
     state.lastAttempt = reading.monotonic
     if state.store == nil { openStore(&state, reading: reading) }
@@ -216,9 +218,7 @@ public final class StoreWriter: Sendable {
     } else {
       enforceMemoryLimit(&state)
     }
-    state.health.bufferedMeasurements = state.measurements.count
-    state.health.bufferedIBIs = state.ibis.count
-    return state.health
+    return state.snapshot
   }
 
   /// One write, with the recoveries that make sense for its failure: make room when the disk is full, start a
@@ -322,8 +322,6 @@ public final class StoreWriter: Sendable {
         "store unavailable too long: dropped the oldest buffered measurements",
         metadata: ["dropped_total": "\(state.health.droppedMeasurements)"])
     }
-    state.health.bufferedMeasurements = state.measurements.count
-    state.health.bufferedIBIs = state.ibis.count
   }
 
   private func runRetentionIfDue(_ state: inout WriterState, reading: ClockReading) {
@@ -347,4 +345,12 @@ private struct WriterState: ~Copyable {
   var lastAttempt: Double?
   var lastRetention: Double?
   var health = StoreWriter.Health()
+
+  /// The health with the buffer counts as they are now.
+  var snapshot: StoreWriter.Health {
+    var health = health
+    health.bufferedMeasurements = measurements.count
+    health.bufferedIBIs = ibis.count
+    return health
+  }
 }
