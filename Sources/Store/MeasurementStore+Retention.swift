@@ -90,20 +90,24 @@ extension MeasurementStore {
   @discardableResult
   public func makeRoom(bytes: Int64, chunkRows: Int = 500) throws(StoreError) -> RetentionReport {
     var report = RetentionReport()
-    try locked { core in core.releaseReserve() }
+    try locked { core in
+      core.releaseReserve()
+      // First fold the WAL into the main file with the space the reserve gave back: until then the WAL holds
+      // pages the file does not have yet, and every delete would have to grow the WAL further. Best effort:
+      // without a reserve the deletes below may still fit in the WAL's existing blocks.
+      try? core.connection.execute("PRAGMA wal_checkpoint(RESTART)")
+    }
     report.usedBytesBefore = try locked { core in try core.usedBytes() }
     let notEnough = { @Sendable (core: StoreCore) throws -> Bool in try core.freeBytes() < bytes }
-    report.retiredIBIs += try deleteChunks(.retiredIBIs, while: notEnough) { core in
+    report.retiredIBIs += try deleteChunks(.retiredIBIs, while: notEnough, checkpointEach: true) { core in
       try core.deleteIBIs(where: "1", [], limit: chunkRows)
     }
-    report.retiredMeasurements += try deleteChunks(.retiredMeasurements, while: notEnough) { core in
+    report.retiredMeasurements += try deleteChunks(.retiredMeasurements, while: notEnough, checkpointEach: true) { core in
       try core.deleteMeasurements(where: "needs_upload = 0 AND quarantined_at IS NULL", [], limit: chunkRows)
     }
-    report.droppedUnsyncedMeasurements += try deleteChunks(.droppedUnsyncedMeasurements, while: notEnough) { core in
+    report.droppedUnsyncedMeasurements += try deleteChunks(.droppedUnsyncedMeasurements, while: notEnough, checkpointEach: true) { core in
       try core.deleteMeasurements(where: "1", [], limit: chunkRows)
     }
-    // RESTART, not TRUNCATE: the next commits reuse the WAL file's blocks instead of needing new ones.
-    try locked { core in try core.connection.execute("PRAGMA wal_checkpoint(RESTART)") }
     report.usedBytesAfter = try locked { core in try core.usedBytes() }
     MeasurementStore.logger.error(
       "disk full: made room in the store",
@@ -115,23 +119,42 @@ extension MeasurementStore {
     return report
   }
 
+  /// On a (nearly) full disk, keeps enough free pages inside the file for the next `bytes` of rows, so the file
+  /// does not need to grow: deletes the oldest rows ahead of time through `makeRoom`. Does nothing while the file
+  /// system has room. The writer calls it before every commit; it costs one statvfs.
+  @discardableResult
+  public func ensureRoom(forBytes bytes: Int64) throws(StoreError) -> RetentionReport? {
+    let lowWater = max(options.reserveBytes, Self.lowDiskBytes)
+    let (available, free) = try locked { core in (core.availableDiskBytes(), try core.freeBytes()) }
+    guard let available, available < lowWater, free < bytes else { return nil }
+    return try makeRoom(bytes: max(8 * bytes, Self.roomStepBytes))
+  }
+
+  /// Below this much free disk space the store stops growing its file and reuses its own pages.
+  static let lowDiskBytes: Int64 = 1 << 20
+  /// Free pages to make at a time on a full disk: a few minutes of rows, so clean-ups are not per commit.
+  static let roomStepBytes: Int64 = 256 << 10
+
   // MARK: - Private
 
   /// Runs `delete` in its own transaction (counting into `counter`) until it deletes nothing or `condition`
-  /// turns false.
+  /// turns false. With `checkpointEach` (disk full) every chunk is folded into the main file right away, so the
+  /// next transaction starts the WAL over in blocks it already owns instead of growing it onto a full disk.
   private func deleteChunks(
     _ counter: StoreCounter, while condition: (@Sendable (StoreCore) throws -> Bool)? = nil,
-    _ delete: @Sendable (StoreCore) throws -> Int
+    checkpointEach: Bool = false, _ delete: @Sendable (StoreCore) throws -> Int
   ) throws(StoreError) -> Int {
     var total = 0
     while true {
       let deleted = try locked { core -> Int in
         if let condition, try !condition(core) { return 0 }
-        return try core.connection.transaction {
+        let deleted = try core.connection.transaction {
           let deleted = try delete(core)
           if deleted > 0 { try core.add(counter, deleted) }
           return deleted
         }
+        if checkpointEach { try core.connection.execute("PRAGMA wal_checkpoint(PASSIVE)") }
+        return deleted
       }
       if deleted == 0 { return total }
       total += deleted
@@ -203,15 +226,23 @@ extension StoreCore {
     return (try connection.scalarInt("PRAGMA freelist_count") ?? 0) * pageSize
   }
 
-  /// Creates the reserve file when it is missing and the file system has ample room (five times its size).
+  /// Creates the reserve file when it is missing and at least as much room again stays free after it, so the
+  /// reserve itself never fills the disk.
   func ensureReserve() {
     let size = options.reserveBytes
     guard size > 0, !options.readOnly, access(reservePath, F_OK) != 0 else { return }
     var info = statvfs()
     guard statvfs(Self.parentDirectory(of: path), &info) == 0 else { return }
     let available = Int64(info.f_bavail) * Int64(info.f_frsize)
-    guard available >= 5 * size else { return }
+    guard available >= 2 * size else { return }
     if !allocateFile(reservePath, bytes: size) { unlink(reservePath) }
+  }
+
+  /// Bytes available to this user on the database's file system; nil if statvfs fails.
+  func availableDiskBytes() -> Int64? {
+    var info = statvfs()
+    guard statvfs(Self.parentDirectory(of: path), &info) == 0 else { return nil }
+    return Int64(info.f_bavail) * Int64(info.f_frsize)
   }
 
   /// Deletes the reserve file, giving its space back to the file system.

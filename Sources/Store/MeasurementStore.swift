@@ -2,6 +2,12 @@ import FoundationEssentials
 import Logging
 import Synchronization
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// The device's SQLite store: measurements, clean IBIs, clock anchors per boot, the baseline and its history,
 /// and the sync outbox (sync state columns on the measurement rows).
 ///
@@ -49,6 +55,14 @@ public final class MeasurementStore: Sendable {
       self.reserveBytes = reserveBytes
       self.maxPageCount = maxPageCount
       self.migrations = migrations
+    }
+
+    /// WAL pages between automatic checkpoints. Everything in the WAL has to fit into the main file at the next
+    /// checkpoint, so on a full disk the reserve must cover it: half the reserve (4 KiB pages), 64-1000 pages.
+    /// With the default 2 MiB reserve: 256 pages, a WAL of at most ~1 MiB.
+    public var walAutocheckpointPages: Int {
+      guard reserveBytes > 0 else { return 1_000 }
+      return min(1_000, max(64, Int(reserveBytes / (2 * 4_096))))
     }
 
     /// For CLI commands that only read: never create, never migrate.
@@ -160,7 +174,8 @@ final class StoreCore {
     let connection: SQLiteConnection
     do {
       connection = try SQLiteConnection(
-        path: path, readOnly: options.readOnly, create: options.create, busyTimeoutMs: options.busyTimeoutMs)
+        path: path, readOnly: options.readOnly, create: options.create, busyTimeoutMs: options.busyTimeoutMs,
+        immutable: options.readOnly && isOnReadOnlyMedium(path) && fileSize(path + "-wal") == 0)
     } catch {
       throw StoreError.from(error, path: path)
     }
@@ -205,6 +220,8 @@ final class StoreCore {
       try connection.execute("PRAGMA synchronous = \(options.durability == .full ? "FULL" : "NORMAL")")
       // Keep a checkpointed WAL file at most this big instead of letting it shrink and regrow.
       try connection.execute("PRAGMA journal_size_limit = \(Self.walSizeLimitBytes)")
+      try connection.execute("PRAGMA wal_autocheckpoint = \(options.walAutocheckpointPages)")
+      connection.persistWAL()
       if let pages = options.maxPageCount { _ = try connection.scalarInt("PRAGMA max_page_count = \(pages)") }
     }
     try migrator.migrate(connection)
@@ -213,6 +230,14 @@ final class StoreCore {
 
   /// Upper bound for the write-ahead log after a checkpoint (bytes): about one autocheckpoint's worth (1000 pages).
   static let walSizeLimitBytes = 4 << 20
+
+  /// A WAL database on a read-only file system cannot get its -shm file; with an empty or missing WAL nothing
+  /// can change it either, so it is read as immutable. (A non-empty WAL there cannot be read by SQLite.)
+  private static func isOnReadOnlyMedium(_ path: String) -> Bool {
+    var info = statvfs()
+    guard statvfs(parentDirectory(of: path), &info) == 0 else { return false }
+    return info.f_flag & UInt(ST_RDONLY) != 0
+  }
 
   static func parentDirectory(of path: String) -> String {
     guard let slash = path.lastIndex(of: "/") else { return "." }

@@ -16,15 +16,21 @@ final class SQLiteConnection {
 
   // MARK: - Initialization
 
-  /// Opens `path`. `create` adds SQLITE_OPEN_CREATE; `readOnly` opens with SQLITE_OPEN_READONLY.
-  init(path: String, readOnly: Bool, create: Bool, busyTimeoutMs: Int32) throws(SQLiteError) {
+  /// Opens `path`. `create` adds SQLITE_OPEN_CREATE; `readOnly` opens with SQLITE_OPEN_READONLY. `immutable`
+  /// (read-only media only) tells SQLite the file cannot change, so it needs no -shm file and takes no locks.
+  init(path: String, readOnly: Bool, create: Bool, busyTimeoutMs: Int32, immutable: Bool = false) throws(SQLiteError) {
     self.path = path
     // EXRESCODE: extended codes from open too. NOMUTEX: our owner's lock serialises calls (see type comment).
     var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
-    flags |= readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
-    if create && !readOnly { flags |= SQLITE_OPEN_CREATE }
+    flags |= readOnly || immutable ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
+    if create && !readOnly && !immutable { flags |= SQLITE_OPEN_CREATE }
+    var name = path
+    if immutable {
+      flags |= SQLITE_OPEN_URI
+      name = "file:" + Self.uriEscaped(path) + "?immutable=1"
+    }
     var db: OpaquePointer?
-    let rc = sqlite3_open_v2(path, &db, flags, nil)
+    let rc = sqlite3_open_v2(name, &db, flags, nil)
     guard rc == SQLITE_OK, let db else {
       let error = SQLiteError(
         extendedCode: db.map { sqlite3_extended_errcode($0) } ?? rc,
@@ -128,6 +134,14 @@ final class SQLiteConnection {
     return statement.text(0)
   }
 
+  /// Keeps the -wal and -shm files when the last connection closes (SQLITE_FCNTL_PERSIST_WAL), so that readers
+  /// without write access to the directory (the CLI as a normal user) can still open the database.
+  func persistWAL() {
+    guard let handle else { return }
+    var on: Int32 = 1
+    sqlite3_file_control(handle, "main", SQLITE_FCNTL_PERSIST_WAL, &on)
+  }
+
   /// Rows changed by the last INSERT/UPDATE/DELETE.
   var changes: Int {
     guard let handle else { return 0 }
@@ -151,6 +165,20 @@ final class SQLiteConnection {
       throw SQLiteError(extendedCode: SQLITE_MISUSE, message: "connection is closed", operation: "use")
     }
     return handle
+  }
+
+  /// A path as the path part of a SQLite URI: `%`, `?` and `#` escaped.
+  static func uriEscaped(_ path: String) -> String {
+    var text = ""
+    for character in path {
+      switch character {
+      case "%": text += "%25"
+      case "?": text += "%3f"
+      case "#": text += "%23"
+      default: text.append(character)
+      }
+    }
+    return text
   }
 
   static func oneLine(_ sql: String) -> String {

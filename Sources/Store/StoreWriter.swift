@@ -208,11 +208,7 @@ public final class StoreWriter: Sendable {
       }
     }
     if committed {
-      state.health.committedMeasurements += state.measurements.count
-      state.health.committedIBIs += state.ibis.count
       state.health.lastCommitMonotonic = reading.monotonic
-      state.measurements.removeAll(keepingCapacity: true)
-      state.ibis.removeAll(keepingCapacity: true)
       state.oldestBuffered = nil
       runRetentionIfDue(&state, reading: reading)
     } else {
@@ -221,28 +217,45 @@ public final class StoreWriter: Sendable {
     return state.snapshot
   }
 
-  /// One write, with the recoveries that make sense for its failure: make room when the disk is full, start a
-  /// fresh file when this one is damaged. Other failures propagate (rows stay buffered).
+  /// Writes the buffer oldest first in bounded transactions (so catching up after an outage never needs one
+  /// huge transaction), with the recoveries that make sense: make room when the disk is full, start a fresh file
+  /// when this one is damaged. Committed parts leave the buffer at once; other failures propagate with the rest
+  /// still buffered.
   private func writeBuffered(_ state: inout WriterState, store: MeasurementStore, reading: ClockReading) throws(StoreError) {
-    do {
-      try store.write(state.measurements, ibis: state.ibis, clock: reading)
-    } catch .diskFull {
-      let needed = Int64(state.measurements.count * 400 + state.ibis.count * 64) + Self.minimumRoomBytes
-      try store.makeRoom(bytes: needed)
-      try store.write(state.measurements, ibis: state.ibis, clock: reading)
-    } catch .corrupt(let path, let detail) where policy.moveAsideCorrupt {
-      Self.logger.error("database damaged: moving it aside", metadata: ["path": "\(path)", "detail": "\(detail)"])
-      store.close()
-      state.store = nil
-      try moveAside(&state, reading: reading)
-      openStore(&state, reading: reading)
-      guard let fresh = state.store else { throw StoreError.corrupt(path: path, detail: detail) }
-      try fresh.write(state.measurements, ibis: state.ibis, clock: reading)
+    var store = store
+    while !state.measurements.isEmpty || !state.ibis.isEmpty {
+      let records = Array(state.measurements.prefix(Self.chunkMeasurements))
+      let ibis = Array(state.ibis.prefix(Self.chunkIBIs))
+      let bytes = Int64(records.count * 512 + ibis.count * 64)
+      do {
+        try store.ensureRoom(forBytes: bytes)
+        try store.write(records, ibis: ibis, clock: reading)
+      } catch .diskFull {
+        try store.makeRoom(bytes: bytes + Self.minimumRoomBytes)
+        try store.write(records, ibis: ibis, clock: reading)
+      } catch .corrupt(let path, let detail) where policy.moveAsideCorrupt {
+        Self.logger.error("database damaged: moving it aside", metadata: ["path": "\(path)", "detail": "\(detail)"])
+        store.close()
+        state.store = nil
+        try moveAside(&state, reading: reading)
+        openStore(&state, reading: reading)
+        guard let fresh = state.store else { throw StoreError.corrupt(path: path, detail: detail) }
+        store = fresh
+        try store.write(records, ibis: ibis, clock: reading)
+      }
+      state.measurements.removeFirst(records.count)
+      state.ibis.removeFirst(ibis.count)
+      state.health.committedMeasurements += records.count
+      state.health.committedIBIs += ibis.count
     }
   }
 
-  /// Room to free on disk full beyond the batch itself: a few hundred rows' worth of pages.
-  private static let minimumRoomBytes: Int64 = 256 << 10
+  /// Rows per transaction when the buffer is written: about 60 KB of pages at most.
+  private static let chunkMeasurements = 100
+  private static let chunkIBIs = 1_000
+
+  /// Room to free on disk full beyond the chunk itself: a few minutes of rows, so the next commits fit too.
+  private static let minimumRoomBytes: Int64 = 64 << 10
 
   private func openStore(_ state: inout WriterState, reading: ClockReading) {
     do {
