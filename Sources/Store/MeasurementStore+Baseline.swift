@@ -77,6 +77,20 @@ extension MeasurementStore {
     return baseline
   }
 
+  /// Good windows that the next computation at `now` would consider (after the latest reset, inside the
+  /// look-back), for "learning: 12 of 30 windows" messages.
+  public func baselineWindowCount(_ calculator: BaselineCalculator = BaselineCalculator(), now: Double) throws(StoreError) -> Int {
+    try locked { core in
+      let resetSeq = try core.latestResetSeq()
+      return try core.connection.cached(
+        """
+        SELECT count(*) FROM measurements WHERE window_end > ?1 AND window_end <= ?2 AND seq > ?3 AND quality = 'good'
+          AND sdnn_ms IS NOT NULL AND heart_rate_bpm IS NOT NULL
+        """
+      ).rows([.real(now - calculator.lookbackSeconds), .real(now), .integer(resetSeq)]) { $0.int(0) }.first ?? 0
+    }
+  }
+
   /// Forgets the personal baseline: the default applies again and only windows stored from now on count
   /// towards the next one. The history keeps the reset and everything before it.
   public func resetBaseline(at time: Double) throws(StoreError) {

@@ -15,6 +15,32 @@ extension MeasurementStore {
     try locked { core in try core.measurements(query) }
   }
 
+  /// Every measurement of `query` (its `limit` and order ignored), oldest first, handed to `body` in pages of
+  /// `pageSize` rows: exports of a year of windows never hold it all in memory. Each page is read under the lock
+  /// on its own, so the writer is never held up for long.
+  public func forEachPage(
+    _ query: MeasurementQuery = MeasurementQuery(), pageSize: Int = 2_000, _ body: ([StoredMeasurement]) throws -> Void
+  ) throws {
+    var cursor = (windowEnd: query.since ?? -Double.infinity, seq: Int64.min)
+    let until = query.until ?? .infinity
+    while true {
+      let page = try locked { core in
+        try core.connection.cached(
+          StoreCore.measurementSelect.replacingFirstSelect(with: "SELECT m.seq, ")
+            + " WHERE (m.window_end, m.seq) > (?1, ?2) AND m.window_end >= ?3 AND m.window_end < ?4"
+            + " ORDER BY m.window_end, m.seq LIMIT ?5"
+        ).rows([
+          .real(cursor.windowEnd), .integer(cursor.seq), .real(query.since ?? -.infinity), .real(until),
+          .int(max(1, pageSize)),
+        ]) { row in (row.int64(0), try StoreCore.decodeMeasurement(row, path: core.path, offset: 1)) }
+      }
+      guard let last = page.last else { return }
+      cursor = (last.1.record.windowEnd, last.0)
+      try body(page.map(\.1))
+      if page.count < pageSize { return }
+    }
+  }
+
   /// One measurement by its UUID, or nil.
   public func measurement(id: String) throws(StoreError) -> StoredMeasurement? {
     try locked { core in
@@ -67,7 +93,9 @@ extension StoreCore {
     ) { try Self.decodeMeasurement($0, path: path) }
   }
 
-  static func decodeMeasurement(_ row: SQLiteStatement, path: String) throws -> StoredMeasurement {
+  /// Decodes the columns of `measurementSelect`, starting at column `offset`.
+  static func decodeMeasurement(_ row: SQLiteStatement, path: String, offset: Int32 = 0) throws -> StoredMeasurement {
+    let row = OffsetRow(statement: row, offset: offset)
     let id = row.text(0) ?? ""
     guard let state = ClockState(rawValue: row.int(6)) else {
       throw StoreError.corrupt(path: path, detail: "measurement \(id) has clock state \(row.int(6))")
@@ -103,6 +131,17 @@ extension StoreCore {
       }
     }
     return StoredMeasurement(record: record, clockState: state, recordedWindowEnd: row.double(20), upload: upload)
+  }
+
+  /// Column access shifted by a fixed offset, so one decoder serves queries with extra leading columns.
+  struct OffsetRow {
+    let statement: SQLiteStatement
+    let offset: Int32
+    func isNull(_ column: Int32) -> Bool { statement.isNull(column + offset) }
+    func int(_ column: Int32) -> Int { statement.int(column + offset) }
+    func double(_ column: Int32) -> Double { statement.double(column + offset) }
+    func optionalDouble(_ column: Int32) -> Double? { statement.optionalDouble(column + offset) }
+    func text(_ column: Int32) -> String? { statement.text(column + offset) }
   }
 
   func status() throws -> StoreStatus {
@@ -141,5 +180,13 @@ extension StoreCore {
     var info = stat()
     guard stat(path, &info) == 0 else { return 0 }
     return Int64(info.st_size)
+  }
+}
+
+extension String {
+  /// The string with its leading "SELECT " replaced (to prepend columns to a shared select list).
+  fileprivate func replacingFirstSelect(with prefix: String) -> String {
+    guard hasPrefix("SELECT ") else { return self }
+    return prefix + dropFirst("SELECT ".count)
   }
 }

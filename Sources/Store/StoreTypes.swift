@@ -63,6 +63,11 @@ public struct IBIRecord: Sendable, Equatable, Codable {
 public struct StoredIBI: Sendable, Equatable {
   public var ibi: IBIRecord
   public var clockState: ClockState
+
+  public init(ibi: IBIRecord, clockState: ClockState) {
+    self.ibi = ibi
+    self.clockState = clockState
+  }
 }
 
 /// Where a measurement stands with respect to the hub.
@@ -97,6 +102,13 @@ public struct StoredMeasurement: Sendable, Equatable {
   /// The wall time the board had at the window's end when it was measured (before any correction).
   public var recordedWindowEnd: Double
   public var upload: UploadState
+
+  public init(record: MeasurementRecord, clockState: ClockState, recordedWindowEnd: Double, upload: UploadState) {
+    self.record = record
+    self.clockState = clockState
+    self.recordedWindowEnd = recordedWindowEnd
+    self.upload = upload
+  }
 }
 
 /// Which measurements to read. Times are on `windowEnd`: `since` inclusive, `until` exclusive.

@@ -4,5 +4,8 @@ import ArgumentParser
 enum CommandRegistry {
   static let all: [any ParsableCommand.Type] = [
     ScoreCommand.self,
+    HistoryCommand.self,
+    ExportCommand.self,
+    BaselineCommand.self,
   ]
 }

@@ -81,6 +81,9 @@ let hrvSeries = (0..<64).map { 30 + 40 * Double($0 % 7) / 6 }
 var committed: [String] = []
 var segment = 0
 while true {
+  // A short, random pause between operations: the kill lands in every phase (open, transaction, checkpoint,
+  // idle) rather than almost always inside a write.
+  if random.unit() < 0.5 { usleep(UInt32(random.int(0...2_000))) }
   let roll = random.unit()
   do {
     if roll < 0.70 {
@@ -112,11 +115,10 @@ while true {
       try store.write(records, ibis: ibis, clock: reading())
       committed.append(contentsOf: records.map(\.id))
       emit(records.map { "M \($0.id)\n" }.joined() + "I \(ibis.count)\n")
-    } else if roll < 0.80, !committed.isEmpty {
-      let ids = (0..<random.int(1...5)).map { _ in committed[random.int(0...committed.count - 1)] }
+    } else if roll < 0.80 {
+      // As the sync client does: take a batch from the outbox, then acknowledge it.
+      let ids = try store.pendingUploads(limit: random.int(1...20)).map(\.id)
       try store.markUploaded(ids: ids, at: reading().wall)
-      // Only rows that were pending can be marked: an unsynchronised row is not in the outbox, but the mark
-      // still sticks (needs_upload = 0); the checker only asks that marked rows stay marked.
       emit(ids.map { "U \($0)\n" }.joined())
     } else if roll < 0.85 {
       synchronised = true
