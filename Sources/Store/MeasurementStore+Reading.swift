@@ -16,10 +16,10 @@ extension MeasurementStore {
   }
 
   /// Every measurement of `query` (its `limit` and order ignored), oldest first, handed to `body` in pages of
-  /// `pageSize` rows: exports of a year of windows never hold it all in memory. Each page is read under the lock
+  /// `batchSize` rows: exports of a year of windows never hold it all in memory. Each page is read under the lock
   /// on its own, so the writer is never held up for long.
   public func forEachPage(
-    _ query: MeasurementQuery = MeasurementQuery(), pageSize: Int = 2_000, _ body: ([StoredMeasurement]) throws -> Void
+    _ query: MeasurementQuery = MeasurementQuery(), batchSize: Int = 2_000, _ body: ([StoredMeasurement]) throws -> Void
   ) throws {
     var cursor = (windowEnd: query.since ?? -Double.infinity, seq: Int64.min)
     let until = query.until ?? .infinity
@@ -31,13 +31,13 @@ extension MeasurementStore {
             + " ORDER BY m.window_end, m.seq LIMIT ?5"
         ).rows([
           .real(cursor.windowEnd), .integer(cursor.seq), .real(query.since ?? -.infinity), .real(until),
-          .int(max(1, pageSize)),
+          .int(max(1, batchSize)),
         ]) { row in (row.int64(0), try StoreCore.decodeMeasurement(row, path: core.path, offset: 1)) }
       }
       guard let last = page.last else { return }
       cursor = (last.1.record.windowEnd, last.0)
       try body(page.map(\.1))
-      if page.count < pageSize { return }
+      if page.count < batchSize { return }
     }
   }
 

@@ -8,6 +8,7 @@
 // The parent kills it with SIGKILL at a random moment and checks that everything printed is in the file.
 //
 // Usage: store-crash-writer DB SEED BOOT_ID MONOTONIC_START
+//        store-crash-writer write-rate DB …   (bytes written per hour at the daemon's rate: WriteRate.swift)
 import FoundationEssentials
 import Logging
 import Store
@@ -50,6 +51,7 @@ func emit(_ text: String) {
 LoggingSystem.bootstrap { _ in SwiftLogNoOpLogHandler() }
 
 let arguments = CommandLine.arguments
+if arguments.count > 1 && arguments[1] == "write-rate" { WriteRate.run(Array(arguments.dropFirst(2))) }
 guard arguments.count == 5, let seed = UInt64(arguments[2]), let monotonicStart = Double(arguments[4]) else {
   emit("usage: store-crash-writer DB SEED BOOT_ID MONOTONIC_START\n")
   exit(64)

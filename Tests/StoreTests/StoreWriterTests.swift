@@ -54,7 +54,7 @@ struct StoreWriterTests {
     defer { fixture.directory.remove() }
     let clock = TestClock(wall: may2024, synchronised: true)
     let writer = StoreWriter(
-      path: fixture.path, clock: clock, options: MeasurementStore.Options(maxPageCount: 120),
+      path: fixture.path, clock: clock, options: MeasurementStore.Options(maxPageCount: 480),
       policy: StoreWriter.Policy(maxBufferedRows: 200))
     var generator = SessionGenerator(clock: clock)
     let intervals = try SessionGenerator.realIntervals()
