@@ -149,6 +149,7 @@ struct ClockCorrectionTests {
     defer { directory.remove() }
     let flag = try directory.write("synchronized", "")
     #expect(SystemClock(timesyncFlagPath: flag).isSynchronised())
+    #expect(SystemClock(assumeSynchronised: true).reading().synchronised)
     // Without /proc, each process gets its own boot id so earlier runs are never taken for this boot.
     let noProc = SystemClock(bootIdPath: directory.file("missing"))
     #expect(noProc.bootId.hasPrefix("unknown-") && noProc.bootId != SystemClock(bootIdPath: directory.file("x")).bootId)
