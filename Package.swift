@@ -77,7 +77,8 @@ let package = Package(
     .testTarget(name: "SensorsTests", dependencies: ["Sensors", "Signals", "TestSupport"]),
     .testTarget(name: "IndicatorsTests", dependencies: ["Indicators", "StressModel", "TestSupport"]),
     .testTarget(name: "StoreTests", dependencies: ["Store", "StressModel", "SyncWire", "TestSupport", "store-crash-writer"]),
-    // Test-only: the process StoreTests kills with SIGKILL to prove committed rows survive (scripts/crash-test).
+    // Test-only: the process StoreTests kills with SIGKILL (scripts/crash-test), and `write-rate`, the store's
+    // bytes-per-hour benchmark (docs/store.md).
     .executableTarget(
       name: "store-crash-writer",
       dependencies: ["Store", "SyncWire", "StressModel", .product(name: "Logging", package: "swift-log")],
