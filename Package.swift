@@ -122,7 +122,14 @@ let package = Package(
     .testTarget(name: "ConfigTests", dependencies: ["Config", "TestSupport"]),
     .testTarget(name: "SensorsTests", dependencies: ["Sensors", "Signals", "Config", "LinuxIO", "TestSupport"]),
     .testTarget(name: "IndicatorsTests", dependencies: ["Indicators", "StressModel", "TestSupport"]),
-    .testTarget(name: "StoreTests", dependencies: ["Store", "StressModel", "TestSupport"]),
+    .testTarget(name: "StoreTests", dependencies: ["Store", "StressModel", "SyncWire", "TestSupport", "store-crash-writer"]),
+    // Test-only: the process StoreTests kills with SIGKILL (scripts/crash-test), and `write-rate`, the store's
+    // bytes-per-hour benchmark (docs/store.md).
+    .executableTarget(
+      name: "store-crash-writer",
+      dependencies: ["Store", "SyncWire", "StressModel", .product(name: "Logging", package: "swift-log")],
+      path: "Tests/StoreCrashWriter"
+    ),
     .testTarget(name: "MonitorTests", dependencies: ["Monitor", "TestSupport"]),
     .testTarget(
       name: "DayReportTests", dependencies: ["DayReport", "StressModel", "SyncWire", "Indicators", "TestSupport"]

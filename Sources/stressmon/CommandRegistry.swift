@@ -10,5 +10,8 @@ enum CommandRegistry {
     RenderCommand.self,
     ReportCommand.self,
     SyncCommand.self,
+    HistoryCommand.self,
+    ExportCommand.self,
+    BaselineCommand.self,
   ]
 }

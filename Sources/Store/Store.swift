@@ -1,1 +1,0 @@
-// The Store module. See README.md ("Architecture") for its place in the data flow.

@@ -1,0 +1,369 @@
+import FoundationEssentials
+import Logging
+import Synchronization
+import SyncWire
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// The daemon's way into the store: buffers rows in memory and writes them in short batched transactions, and
+/// never lets a storage failure stop the measuring.
+///
+/// - Batching: a flush happens when the oldest buffered row is `maxDelaySeconds` old (by the monotonic clock)
+///   or `maxBufferedRows` are waiting, so an SD card sees one commit every couple of seconds, not one per beat.
+/// - Failures: `append` never throws. When the store cannot be written (disk full, read-only file system,
+///   damaged file, I/O error) the rows stay in memory up to a bound and are retried; `health` says what is
+///   wrong so the daemon can show it next to the category. Disk full triggers `makeRoom`; a damaged file is
+///   moved aside (kept for recovery) and a fresh one started, when `moveAsideCorrupt` is set.
+///
+/// Thread safety: all state lives in a `Mutex`; a flush holds it while writing, so appends from other tasks wait
+/// for at most one short transaction.
+public final class StoreWriter: Sendable {
+  // MARK: - Nested types
+
+  public struct Policy: Sendable, Equatable {
+    /// Longest a row waits in memory before a commit (seconds). The power-cut loss bound with durability `.full`.
+    public var maxDelaySeconds: Double
+    public var maxBufferedRows: Int
+    /// While the store fails, how often to try again (seconds).
+    public var retryIntervalSeconds: Double
+    /// Memory bound while the store fails: 12 h of windows (one per 10 s) and 4 h of beats at 60 bpm. Beyond
+    /// it the oldest are dropped, counted in `health`.
+    public var memoryLimitMeasurements: Int
+    public var memoryLimitIBIs: Int
+    public var retention: RetentionPolicy
+    /// How often retention runs (seconds).
+    public var retentionIntervalSeconds: Double
+    /// A damaged database is renamed to `<db>.corrupt-<time>` and a new one started (nothing deleted).
+    public var moveAsideCorrupt: Bool
+
+    public init(
+      maxDelaySeconds: Double = 2, maxBufferedRows: Int = 64, retryIntervalSeconds: Double = 30,
+      memoryLimitMeasurements: Int = 4_320, memoryLimitIBIs: Int = 14_400, retention: RetentionPolicy = RetentionPolicy(),
+      retentionIntervalSeconds: Double = 3_600, moveAsideCorrupt: Bool = true
+    ) {
+      self.maxDelaySeconds = maxDelaySeconds
+      self.maxBufferedRows = maxBufferedRows
+      self.retryIntervalSeconds = retryIntervalSeconds
+      self.memoryLimitMeasurements = memoryLimitMeasurements
+      self.memoryLimitIBIs = memoryLimitIBIs
+      self.retention = retention
+      self.retentionIntervalSeconds = retentionIntervalSeconds
+      self.moveAsideCorrupt = moveAsideCorrupt
+    }
+  }
+
+  /// What the daemon shows and logs about storage.
+  public struct Health: Sendable, Equatable {
+    public var bufferedMeasurements = 0
+    public var bufferedIBIs = 0
+    /// The failure category (`StoreError.category`) and its message while the store fails; nil when healthy.
+    public var errorCategory: String?
+    public var errorMessage: String?
+    /// Monotonic time of the first failure of the current failing stretch.
+    public var failingSince: Double?
+    /// Rows given up because memory filled while the store failed.
+    public var droppedMeasurements = 0
+    public var droppedIBIs = 0
+    /// Rows committed by this writer.
+    public var committedMeasurements = 0
+    public var committedIBIs = 0
+    public var lastCommitMonotonic: Double?
+    /// Damaged files moved aside, kept for recovery.
+    public var movedAside: [String] = []
+
+    public var isHealthy: Bool { errorCategory == nil }
+
+    public init() {}
+  }
+
+  // MARK: - Properties
+
+  public let path: String
+  private let clock: any StoreClock
+  private let options: MeasurementStore.Options
+  private let policy: Policy
+  private let state: Mutex<WriterState>
+  private static let logger = Logger(label: "stressmon.store")
+
+  // MARK: - Initialization
+
+  /// Opens the store at `path`. Never throws: if it cannot be opened, the writer starts buffering and reports
+  /// the reason in `health`, and tries again later.
+  public init(path: String, clock: any StoreClock, options: MeasurementStore.Options = .init(), policy: Policy = .init()) {
+    self.path = path
+    self.clock = clock
+    self.options = options
+    self.policy = policy
+    state = Mutex(WriterState())
+    state.withLock { state in
+      let reading = clock.reading()
+      openStore(&state, reading: reading)
+      if let store = state.store {
+        do throws(StoreError) {
+          try store.observeClock(reading)
+        } catch {
+          outcome(&state, error, reading: reading)
+        }
+      }
+    }
+  }
+
+  // MARK: - Public
+
+  /// Buffers one window result; commits if a flush is due. Returns the health after it.
+  @discardableResult
+  public func append(_ record: MeasurementRecord) -> Health {
+    state.withLock { state in
+      guard !record.id.isEmpty, record.windowEnd.isFinite, record.monotonicEnd.isFinite else {
+        Self.logger.error("dropped a measurement with an empty id or non-finite time", metadata: ["id": "\(record.id)"])
+        return state.snapshot
+      }
+      if state.measurements.isEmpty && state.ibis.isEmpty { state.oldestBuffered = clock.reading().monotonic }
+      state.measurements.append(record)
+      return flush(&state, force: false)
+    }
+  }
+
+  /// Buffers clean IBIs; commits if a flush is due.
+  @discardableResult
+  public func append(_ ibis: [IBIRecord]) -> Health {
+    state.withLock { state in
+      let valid = ibis.filter { $0.wall.isFinite && $0.monotonic.isFinite && $0.ibiMs.isFinite }
+      guard !valid.isEmpty else { return state.snapshot }
+      if state.measurements.isEmpty && state.ibis.isEmpty { state.oldestBuffered = clock.reading().monotonic }
+      state.ibis.append(contentsOf: valid)
+      return flush(&state, force: false)
+    }
+  }
+
+  /// Commits if the oldest buffered row has waited long enough; call it from a timer so a lull in beats (finger
+  /// off the sensor) does not hold rows back.
+  @discardableResult
+  public func flushIfDue() -> Health {
+    state.withLock { state in flush(&state, force: false) }
+  }
+
+  /// Commits everything buffered now (shutdown, tests). Returns the health after it.
+  @discardableResult
+  public func flush() -> Health {
+    state.withLock { state in flush(&state, force: true) }
+  }
+
+  public var health: Health {
+    state.withLock { $0.snapshot }
+  }
+
+  /// The open store, for the outbox, the baseline and reads. Ask again each time: after a damaged file was moved
+  /// aside the writer holds a new one, and the old object throws `StoreError.closed`.
+  public func currentStore() throws(StoreError) -> MeasurementStore {
+    try state.withLock { state throws(StoreError) -> MeasurementStore in
+      if state.store == nil { openStore(&state, reading: clock.reading()) }
+      guard let store = state.store else {
+        throw StoreError.cannotOpen(path: path, reason: state.health.errorMessage ?? "not open")
+      }
+      return store
+    }
+  }
+
+  /// Final flush, checkpoint and close. Rows that still cannot be written are reported in the returned health.
+  @discardableResult
+  public func close() -> Health {
+    state.withLock { state in
+      let health = flush(&state, force: true)
+      try? state.store?.checkpoint()
+      state.store?.close()
+      state.store = nil
+      return health
+    }
+  }
+
+  // MARK: - Private
+
+  private func flush(_ state: inout WriterState, force: Bool) -> Health {
+    let reading = clock.reading()
+    let count = state.measurements.count + state.ibis.count
+    guard count > 0 else { return state.snapshot }
+    let age = reading.monotonic - (state.oldestBuffered ?? reading.monotonic)
+    guard force || age >= policy.maxDelaySeconds || count >= policy.maxBufferedRows else { return state.snapshot }
+    if !force, state.health.failingSince != nil, let last = state.lastAttempt,
+      reading.monotonic - last < policy.retryIntervalSeconds
+    {
+      enforceMemoryLimit(&state)
+      return state.snapshot
+    }
+    state.lastAttempt = reading.monotonic
+    if state.store == nil { openStore(&state, reading: reading) }
+    var committed = false
+    if let store = state.store {
+      do throws(StoreError) {
+        try writeBuffered(&state, store: store, reading: reading)
+        committed = true
+        outcome(&state, nil, reading: reading)
+      } catch {
+        outcome(&state, error, reading: reading)
+      }
+    }
+    if committed {
+      state.health.lastCommitMonotonic = reading.monotonic
+      state.oldestBuffered = nil
+      runRetentionIfDue(&state, reading: reading)
+    } else {
+      enforceMemoryLimit(&state)
+    }
+    return state.snapshot
+  }
+
+  /// Writes the buffer oldest first in bounded transactions (so catching up after an outage never needs one
+  /// huge transaction), with the recoveries that make sense: make room when the disk is full, start a fresh file
+  /// when this one is damaged. Committed parts leave the buffer at once; other failures propagate with the rest
+  /// still buffered.
+  private func writeBuffered(_ state: inout WriterState, store: MeasurementStore, reading: ClockReading) throws(StoreError) {
+    var store = store
+    while !state.measurements.isEmpty || !state.ibis.isEmpty {
+      let records = Array(state.measurements.prefix(Self.chunkMeasurements))
+      let ibis = Array(state.ibis.prefix(Self.chunkIBIs))
+      let bytes = Int64(records.count * 512 + ibis.count * 64)
+      do {
+        try store.ensureRoom(forBytes: bytes)
+        try store.write(records, ibis: ibis, clock: reading)
+      } catch .diskFull {
+        try store.makeRoom(bytes: bytes + Self.minimumRoomBytes)
+        try store.write(records, ibis: ibis, clock: reading)
+      } catch .corrupt(let path, let detail) where policy.moveAsideCorrupt {
+        Self.logger.error("database damaged: moving it aside", metadata: ["path": "\(path)", "detail": "\(detail)"])
+        store.close()
+        state.store = nil
+        try moveAside(&state, reading: reading)
+        openStore(&state, reading: reading)
+        guard let fresh = state.store else { throw StoreError.corrupt(path: path, detail: detail) }
+        store = fresh
+        try store.write(records, ibis: ibis, clock: reading)
+      }
+      state.measurements.removeFirst(records.count)
+      state.ibis.removeFirst(ibis.count)
+      state.health.committedMeasurements += records.count
+      state.health.committedIBIs += ibis.count
+    }
+  }
+
+  /// Rows per transaction when the buffer is written: about 60 KB of pages at most.
+  private static let chunkMeasurements = 100
+  private static let chunkIBIs = 1_000
+
+  /// Room to free on disk full beyond the chunk itself: a few minutes of rows, so the next commits fit too.
+  private static let minimumRoomBytes: Int64 = 64 << 10
+
+  private func openStore(_ state: inout WriterState, reading: ClockReading) {
+    do {
+      state.store = try MeasurementStore(path: path, options: options)
+    } catch .corrupt(let path, let detail) where policy.moveAsideCorrupt {
+      Self.logger.error("database damaged at open: moving it aside", metadata: ["path": "\(path)", "detail": "\(detail)"])
+      do {
+        try moveAside(&state, reading: reading)
+        state.store = try MeasurementStore(path: path, options: options)
+      } catch {
+        noteFailure(&state, error, reading: reading)
+      }
+    } catch {
+      noteFailure(&state, error, reading: reading)
+    }
+  }
+
+  /// Renames the database and its WAL/SHM files to `<db>.corrupt-<unix seconds>…`: nothing is deleted.
+  private func moveAside(_ state: inout WriterState, reading: ClockReading) throws(StoreError) {
+    let target = path + ".corrupt-\(Int(reading.wall))"
+    for suffix in ["", "-wal", "-shm"] where access(path + suffix, F_OK) == 0 {
+      guard rename(path + suffix, target + suffix) == 0 else {
+        throw StoreError.cannotOpen(path: path, reason: "cannot move the damaged file aside: \(StoreError.errnoText(errno))")
+      }
+    }
+    state.health.movedAside.append(target)
+    Self.logger.error("damaged database moved aside; starting a new one", metadata: ["kept_as": "\(target)"])
+  }
+
+  /// Records the outcome of a store call in `health` (logging only when the state changes). After a read-only
+  /// or I/O failure the connection is dropped so that the next attempt reopens the file (e.g. after a remount).
+  private func outcome(_ state: inout WriterState, _ error: StoreError?, reading: ClockReading) {
+    guard let error else {
+      if let category = state.health.errorCategory {
+        Self.logger.notice(
+          "store writable again", metadata: ["was": "\(category)", "buffered": "\(state.measurements.count + state.ibis.count)"])
+      }
+      state.health.errorCategory = nil
+      state.health.errorMessage = nil
+      state.health.failingSince = nil
+      return
+    }
+    noteFailure(&state, error, reading: reading)
+    switch error {
+    case .readOnly, .io, .cannotOpen: closeForReopen(&state)
+    default: break
+    }
+  }
+
+  /// Drops the connection so the next attempt reopens the file (e.g. after a remount read-write).
+  private func closeForReopen(_ state: inout WriterState) {
+    state.store?.close()
+    state.store = nil
+  }
+
+  private func noteFailure(_ state: inout WriterState, _ error: StoreError, reading: ClockReading) {
+    if state.health.errorCategory != error.category {
+      Self.logger.error(
+        "store write failed; keeping rows in memory", metadata: ["error": "\(error.category)", "detail": "\(error)"])
+    }
+    state.health.errorCategory = error.category
+    state.health.errorMessage = error.description
+    if state.health.failingSince == nil { state.health.failingSince = reading.monotonic }
+  }
+
+  private func enforceMemoryLimit(_ state: inout WriterState) {
+    let extraIBIs = state.ibis.count - policy.memoryLimitIBIs
+    if extraIBIs > 0 {
+      state.ibis.removeFirst(extraIBIs)
+      state.health.droppedIBIs += extraIBIs
+    }
+    let extraMeasurements = state.measurements.count - policy.memoryLimitMeasurements
+    if extraMeasurements > 0 {
+      state.measurements.removeFirst(extraMeasurements)
+      state.health.droppedMeasurements += extraMeasurements
+      Self.logger.error(
+        "store unavailable too long: dropped the oldest buffered measurements",
+        metadata: ["dropped_total": "\(state.health.droppedMeasurements)"])
+    }
+  }
+
+  private func runRetentionIfDue(_ state: inout WriterState, reading: ClockReading) {
+    guard let store = state.store else { return }
+    if let last = state.lastRetention, reading.monotonic - last < policy.retentionIntervalSeconds { return }
+    state.lastRetention = reading.monotonic
+    do {
+      try store.applyRetention(policy.retention, clock: reading)
+    } catch {
+      Self.logger.warning("retention pass failed; will retry", metadata: ["error": "\(error)"])
+    }
+  }
+}
+
+/// The writer's mutable state, only touched under its lock.
+private struct WriterState: ~Copyable {
+  var store: MeasurementStore?
+  var measurements: [MeasurementRecord] = []
+  var ibis: [IBIRecord] = []
+  var oldestBuffered: Double?
+  var lastAttempt: Double?
+  var lastRetention: Double?
+  var health = StoreWriter.Health()
+
+  /// The health with the buffer counts as they are now.
+  var snapshot: StoreWriter.Health {
+    var health = health
+    health.bufferedMeasurements = measurements.count
+    health.bufferedIBIs = ibis.count
+    return health
+  }
+}
