@@ -38,7 +38,7 @@ let package = Package(
     .target(name: "Analysis", dependencies: ["PulseDSP", "StressModel"]),
 
     // MARK: - Data formats and configuration
-    .target(name: "Signals"),
+    .target(name: "Signals", dependencies: ["PulseDSP"]),
     .target(name: "Config", dependencies: ["LinuxIO"]),
     .target(name: "SyncWire", dependencies: ["StressModel"]),
 
@@ -134,13 +134,13 @@ let package = Package(
     .testTarget(
       name: "DayReportTests", dependencies: ["DayReport", "StressModel", "SyncWire", "Indicators", "TestSupport"]
     ),
-    .testTarget(name: "CLITests", dependencies: ["stressmon", "TestSupport"]),
+    .testTarget(name: "CLITests", dependencies: ["stressmon", "Store", "SyncWire", "SyncTestSupport", "TestSupport"]),
     .target(name: "SyncTestSupport", dependencies: ["SyncWire", "StressModel", "TestSupport"], path: "Tests/SyncTestSupport"),
     .testTarget(name: "SyncTests", dependencies: ["Sync", "SyncWire", "StressModel", "SyncTestSupport", "TestSupport"]),
     .testTarget(
       name: "HubTests",
       dependencies: [
-        "Hub", "Sync", "SyncWire", "StressModel", "SyncTestSupport", "TestSupport",
+        "Hub", "Sync", "SyncWire", "Store", "StressModel", "SyncTestSupport", "TestSupport",
         .product(name: "HummingbirdTesting", package: "hummingbird"),
         .product(name: "CompressNIO", package: "compress-nio"),
       ]

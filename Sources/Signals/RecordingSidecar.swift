@@ -1,10 +1,9 @@
 import FoundationEssentials
+@_exported import enum PulseDSP.PulsePolarity
 
-/// Which way the pulse points in a recording. Raw light intensity (a MAX30102's IR count, a PLUX SpO2 LED
-/// channel) falls when blood arrives: `inverted`. Conditioned BVP rises: `normal`.
-public enum Polarity: String, Sendable, Codable, CaseIterable {
-  case normal, inverted
-}
+/// Which way the pulse points in a recording: the detector's own `PulsePolarity` (one definition), under the
+/// name the recording format uses.
+public typealias Polarity = PulsePolarity
 
 /// The JSON file beside a recording (`<name>.json` for `<name>.csv`): sample rate, polarity, licence and, where
 /// known, reference beats. Unknown keys are ignored, so the data set's richer sidecars read as they are.

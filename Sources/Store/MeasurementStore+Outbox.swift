@@ -91,3 +91,6 @@ extension MeasurementStore {
     }
   }
 }
+
+/// The store is the device's outbox: the sync client drains it through this protocol (declared in SyncWire).
+extension MeasurementStore: SyncOutbox {}

@@ -33,7 +33,7 @@ public protocol StoreClock: Sendable {
 
 /// The board's clocks: CLOCK_REALTIME, CLOCK_BOOTTIME, the kernel's boot id, and synchronisation from
 /// `adjtimex(2)` (STA_UNSYNC clear) or systemd-timesyncd's `/run/systemd/timesync/synchronized` flag file.
-public struct SystemClock: StoreClock {
+public struct SystemStoreClock: StoreClock {
   // MARK: - Properties
 
   /// Read once: the boot id cannot change while this process runs.

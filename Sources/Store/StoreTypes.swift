@@ -126,44 +126,6 @@ public struct MeasurementQuery: Sendable, Equatable {
   }
 }
 
-/// A row the hub refused, with the hub's reason and when (seconds since the Unix epoch). Same shape as the
-/// sync client's `QuarantinedRow` (see docs/store.md: the two merge into SyncWire).
-public struct QuarantinedRow: Sendable, Equatable, Codable {
-  public var id: String
-  public var reason: String
-  public var at: Double
-
-  public init(id: String, reason: String, at: Double) {
-    self.id = id
-    self.reason = reason
-    self.at = at
-  }
-}
-
-/// How many rows wait for upload, and for what. Same shape as the sync client's `OutboxStatus`.
-public struct OutboxStatus: Sendable, Equatable, Codable {
-  /// Clock-known rows waiting for upload.
-  public var pending: Int
-  /// Rows measured before the wall clock synchronised: uploaded once their times are corrected.
-  public var waitingForClock: Int
-  public var quarantined: Int
-  /// When the hub last acknowledged a row (seconds since the Unix epoch); nil if never.
-  public var lastUploadAt: Double?
-
-  public init(pending: Int, waitingForClock: Int, quarantined: Int, lastUploadAt: Double?) {
-    self.pending = pending
-    self.waitingForClock = waitingForClock
-    self.quarantined = quarantined
-    self.lastUploadAt = lastUploadAt
-  }
-
-  enum CodingKeys: String, CodingKey {
-    case pending, quarantined
-    case waitingForClock = "waiting_for_clock"
-    case lastUploadAt = "last_upload_at"
-  }
-}
-
 /// Everything `stressmon doctor`, the daemon's health line and the tests want to know about the file.
 public struct StoreStatus: Sendable, Equatable, Codable {
   public var path: String

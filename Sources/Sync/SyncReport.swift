@@ -1,3 +1,5 @@
+import SyncWire
+
 /// What one `SyncClient.runOnce()` did.
 public struct SyncReport: Sendable, Equatable {
   /// Rows the hub acknowledged (stored, or already held in this or a newer version).

@@ -143,7 +143,7 @@ struct AnalyzeCommand: ParsableCommand {
       default: throw CLIFailure.usage("--polarity must be normal, inverted or auto, got '\(polarity)'")
       }
     }
-    return sidecar?.polarity.map { $0 == .inverted ? .inverted : .normal }
+    return sidecar?.polarity
   }
 
   private func resolvePolarity(

@@ -41,7 +41,7 @@ struct BaselineCommand: ParsableCommand {
   func run() throws {
     if show && reset { throw CLIFailure.usage("--show and --reset cannot be combined: pick one") }
     if history < 0 { throw CLIFailure.usage("--history needs zero or more entries, got \(history)") }
-    let now = SystemClock().reading().wall
+    let now = SystemStoreClock().reading().wall
     let calculator = BaselineCalculator()
     let store = try reset ? database.openForWriting() : database.open()
     defer { store.close() }

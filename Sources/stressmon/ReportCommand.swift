@@ -2,6 +2,7 @@ import ArgumentParser
 import DayReport
 import FoundationEssentials
 import Indicators
+import Store
 import StressModel
 import SyncWire
 
@@ -95,12 +96,18 @@ struct ReportCommand: ParsableCommand {
 
   // MARK: - Data
 
-  /// The day's measurements from the store. The store is wired in at merge time; until then this says so.
+  /// The day's measurements from the store (windows ending within the local day), opened read-only.
   func loadDay(dbPath: String?, day: LocalDay) throws -> [MeasurementRecord] {
-    throw CLIFailure.unavailable("the store is not wired yet")
+    let path = dbPath ?? StorePaths.defaultDatabasePath()
+    return try StoreFailure.map(path) {
+      let store = try MeasurementStore(path: path, options: .reading)
+      defer { store.close() }
+      return try store.measurements(MeasurementQuery(since: day.start, until: day.end)).map(\.record)
+    }
   }
 
-  /// The measurements of an export file: a JSON array of `MeasurementRecord` (snake_case keys).
+  /// The measurements of an export file: the document `stressmon export --out x.json` writes (its
+  /// `measurements` array), or a bare JSON array of `MeasurementRecord` (snake_case keys).
   static func readExport(_ path: String) throws -> [MeasurementRecord] {
     let bytes: [UInt8]
     do {
@@ -112,7 +119,11 @@ struct ReportCommand: ParsableCommand {
       throw CLIFailure.ioError("--from-json: \(error)")
     }
     do {
-      return try JSONDecoder().decode([MeasurementRecord].self, from: Data(bytes))
+      let data = Data(bytes)
+      if bytes.first(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }) == UInt8(ascii: "{") {
+        return try JSONDecoder().decode(ExportDocument.self, from: data).measurements
+      }
+      return try JSONDecoder().decode([MeasurementRecord].self, from: data)
     } catch let error as DecodingError {
       throw CLIFailure.badData("--from-json \(path) is not a JSON array of measurements as 'stressmon export' "
         + "writes them: \(Self.reason(error))")
@@ -152,4 +163,9 @@ struct ReportOutput: Encodable {
   var height: Int
   var bytes: Int
   var summary: DaySummary
+}
+
+/// The part of `stressmon export`'s JSON document the report reads; the upload columns are ignored.
+private struct ExportDocument: Decodable {
+  var measurements: [MeasurementRecord]
 }

@@ -1,3 +1,5 @@
+import Store
+import SyncWire
 import ArgumentParser
 import FoundationEssentials
 import Logging
@@ -136,11 +138,11 @@ struct SyncCommand: AsyncParsableCommand {
         throw CLIFailure.ioError("\(error)")
       }
     }
-    if let db {
-      // The SQLite store implements SyncOutbox; its adapter is wired here when the store lands (docs/sync.md).
-      throw CLIFailure.unavailable("--db \(db): the store's outbox is not linked into this build yet; use --outbox DIR")
+    // The device store is the outbox (MeasurementStore conforms to SyncOutbox); --db defaults as for history.
+    let path = db ?? StorePaths.defaultDatabasePath()
+    return try StoreFailure.map(path) {
+      try MeasurementStore(path: path, options: MeasurementStore.Options(create: false, reserveBytes: 0))
     }
-    throw CLIFailure.usage("say where the outbox is: --db PATH (the device store) or --outbox DIR")
   }
 
   private func printStatus(_ outbox: any SyncOutbox) throws {

@@ -60,7 +60,7 @@ struct SyncCommandTests {
     #expect(try await storage.count(deviceId: "cli-desk") == 28)
   }
 
-  @Test("plain http without --insecure-http, or no token file, is a usage error before any upload")
+  @Test("plain http without --insecure-http, no token file or no store: an error before any upload")
   func usageErrors() async throws {
     let directory = try TemporaryDirectory("sync-cli")
     defer { directory.remove() }
@@ -71,7 +71,10 @@ struct SyncCommandTests {
     #expect(plain.stderr.contains("--insecure-http"))
     let missing = try await runCLI(["sync", "--once", "--outbox", outbox, "--hub", "https://hub.local", "--token-file", directory.file("nope")])
     #expect(missing.status == 66)
-    let noOutbox = try await runCLI(["sync", "--status"])
-    #expect(noOutbox.status == 64)
+    // Without --outbox the device store is the outbox; a store that does not exist is "no input", never created
+    let noStore = try await runCLI(["sync", "--status", "--db", directory.file("none.db")])
+    #expect(noStore.status == 66)
+    #expect(noStore.stderr.contains("none.db"))
+    #expect(!FileManager.default.fileExists(atPath: directory.file("none.db")))
   }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Hub
 import Logging
+import Store
 import Sync
 import SyncTestSupport
 import SyncWire
@@ -31,16 +32,15 @@ struct SyncEndToEndTests {
     return storage
   }
 
-  @Test("down, 500, slow, 429, garbage, restarted mid-batch: every row arrives exactly once")
-  func faultMatrix() async throws {
+  @Test("down, 500, slow, 429, garbage, restarted mid-batch: every row arrives exactly once", arguments: OutboxKind.allCases)
+  func faultMatrix(kind: OutboxKind) async throws {
     let directory = try TemporaryDirectory("e2e")
     defer { directory.remove() }
     let storage = try await Self.makeStorage(directory)
     let device = "e2e-desk"
     let token = try await HubTokens.create(deviceId: device, storage: storage, now: Date().timeIntervalSince1970)
     let rows = try MeasurementFixtures.records(device: device, count: Self.rowCount)
-    let outbox = try FileOutbox(directory: directory.file("outbox"))
-    try outbox.add(rows)
+    let outbox = try kind.create(at: directory.file("outbox"), rows: rows)
 
     // Given a hub that is down at first (bound once for a port, then stopped) and then misbehaves in turn
     let hub = LiveHub(
@@ -79,8 +79,8 @@ struct SyncEndToEndTests {
     #expect(Date().timeIntervalSince(started) < 30)
   }
 
-  @Test("the device killed with SIGKILL mid-sync resumes: exactly once on the hub, outbox empty")
-  func sigkillMidSync() async throws {
+  @Test("the device killed with SIGKILL mid-sync resumes: exactly once on the hub, outbox empty", arguments: OutboxKind.allCases)
+  func sigkillMidSync(kind: OutboxKind) async throws {
     let directory = try TemporaryDirectory("e2e-kill")
     defer { directory.remove() }
     let storage = try await Self.makeStorage(directory)
@@ -88,15 +88,15 @@ struct SyncEndToEndTests {
     let token = try await HubTokens.create(deviceId: device, storage: storage, now: Date().timeIntervalSince1970)
     let tokenFile = try directory.write("token", token + "\n")
     let rows = try MeasurementFixtures.records(device: device, count: Self.rowCount)
-    let outboxDirectory = directory.file("outbox")
-    do { try FileOutbox(directory: outboxDirectory).add(rows) }
+    let outboxPath = directory.file("outbox")
+    do { _ = try kind.create(at: outboxPath, rows: rows) }
 
     // Given a slow hub: each batch is stored, then its answer takes 0.5 s
     let hub = LiveHub(storage: storage, delayAfterStore: 0.5)
     try await hub.start()
     defer { Task { await hub.stop() } }
     let arguments = [
-      "sync", "--once", "--outbox", outboxDirectory, "--hub", hub.baseURL, "--insecure-http",
+      "sync", "--once", kind.flag, outboxPath, "--hub", hub.baseURL, "--insecure-http",
       "--token-file", tokenFile, "--backoff-base", "0.05", "--backoff-cap", "0.3", "--json",
     ]
 
@@ -117,7 +117,7 @@ struct SyncEndToEndTests {
 
     // Then the hub holds rows the outbox still thinks pending (the lost acknowledgement)
     let heldAfterKill = try await storage.count(deviceId: device)
-    let pendingAfterKill = try FileOutbox(directory: outboxDirectory).outboxStatus().pending
+    let pendingAfterKill = try kind.open(at: outboxPath).outboxStatus().pending
     #expect(heldAfterKill >= 500 && heldAfterKill < Self.rowCount)
     #expect(heldAfterKill + pendingAfterKill > Self.rowCount, "the kill should land between store and acknowledgement")
 
@@ -130,7 +130,7 @@ struct SyncEndToEndTests {
     #expect(held.count == Self.rowCount)
     #expect(Set(held.map(\.id)) == Set(rows.map(\.id)))
     #expect(held.sorted { $0.windowStart < $1.windowStart } == rows)
-    let status = try FileOutbox(directory: outboxDirectory).outboxStatus()
+    let status = try kind.open(at: outboxPath).outboxStatus()
     #expect(status.pending == 0 && status.quarantined == 0)
     await hub.stop()
   }
@@ -141,5 +141,37 @@ struct SyncEndToEndTests {
     formatter.timeZone = TimeZone(identifier: "GMT")
     formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
     return formatter.string(from: date)
+  }
+}
+
+/// The two outboxes a device can drain: the development file outbox and the real SQLite store.
+enum OutboxKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
+  case file, store
+
+  var testDescription: String { rawValue }
+
+  /// The `stressmon sync` flag that names this outbox.
+  var flag: String { self == .file ? "--outbox" : "--db" }
+
+  /// Creates the outbox at `path` holding `rows` (as written by the daemon, clock synchronised).
+  func create(at path: String, rows: [MeasurementRecord]) throws -> any SyncOutbox {
+    switch self {
+    case .file:
+      let outbox = try FileOutbox(directory: path)
+      try outbox.add(rows)
+      return outbox
+    case .store:
+      let store = try MeasurementStore(path: path)
+      let last = rows.map(\.windowEnd).max() ?? 0
+      try store.write(rows, clock: ClockReading(wall: last, monotonic: last, bootId: rows.first?.bootId ?? "boot", synchronised: true))
+      return store
+    }
+  }
+
+  func open(at path: String) throws -> any SyncOutbox {
+    switch self {
+    case .file: try FileOutbox(directory: path)
+    case .store: try MeasurementStore(path: path, options: MeasurementStore.Options(create: false, reserveBytes: 0))
+    }
   }
 }

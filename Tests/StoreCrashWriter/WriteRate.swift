@@ -75,7 +75,7 @@ enum WriteRate {
     // This machine's clock may not be NTP-synchronised (containers often are not); the daemon's steady state is,
     // and unsynchronised rows cost extra index pages until corrected, so real-time runs assume a synchronised
     // clock unless --unsynchronised is given.
-    let clock: any StoreClock = realtime ? SystemClock(assumeSynchronised: !unsynchronised) : benchClock
+    let clock: any StoreClock = realtime ? SystemStoreClock(assumeSynchronised: !unsynchronised) : benchClock
     var options = MeasurementStore.Options(durability: durability)
     options.pageSize = pageSize
     let writer = StoreWriter(

@@ -133,7 +133,7 @@ struct ClockCorrectionTests {
 
   @Test("The system clock reads this machine's boot id, CLOCK_BOOTTIME and the kernel's sync status")
   func systemClock() throws {
-    let clock = SystemClock()
+    let clock = SystemStoreClock()
     let first = clock.reading()
     let bootId = try String(contentsOfFile: "/proc/sys/kernel/random/boot_id", encoding: .utf8)
       .trimmingCharacters(in: .whitespacesAndNewlines)
@@ -148,10 +148,10 @@ struct ClockCorrectionTests {
     let directory = try TemporaryDirectory("clock")
     defer { directory.remove() }
     let flag = try directory.write("synchronized", "")
-    #expect(SystemClock(timesyncFlagPath: flag).isSynchronised())
-    #expect(SystemClock(assumeSynchronised: true).reading().synchronised)
+    #expect(SystemStoreClock(timesyncFlagPath: flag).isSynchronised())
+    #expect(SystemStoreClock(assumeSynchronised: true).reading().synchronised)
     // Without /proc, each process gets its own boot id so earlier runs are never taken for this boot.
-    let noProc = SystemClock(bootIdPath: directory.file("missing"))
-    #expect(noProc.bootId.hasPrefix("unknown-") && noProc.bootId != SystemClock(bootIdPath: directory.file("x")).bootId)
+    let noProc = SystemStoreClock(bootIdPath: directory.file("missing"))
+    #expect(noProc.bootId.hasPrefix("unknown-") && noProc.bootId != SystemStoreClock(bootIdPath: directory.file("x")).bootId)
   }
 }

@@ -1,7 +1,6 @@
-import SyncWire
-
-/// What the sync client drains: the device's outbox. The SQLite store implements it on the device; tests and
-/// `stressmon sync --outbox` use `MemoryOutbox` and `FileOutbox`.
+/// What the sync client drains: the device's outbox. The SQLite store (`Store.MeasurementStore`) implements it
+/// on the device; tests and `stressmon sync --outbox` use `MemoryOutbox` and `FileOutbox` from `Sync`. It lives
+/// here, beside the wire types, so the store conforms without depending on the HTTP client.
 ///
 /// Contract: `pendingUploads` returns rows in the order they were written (oldest first) and only rows whose
 /// wall clock was synchronised; rows passed to `markUploaded` or `quarantine` never come back from it.
