@@ -97,22 +97,11 @@ public enum RasterRenderer {
   private static func stroke(
     from start: (x: Int, y: Int), to end: (x: Int, y: Int), width: Int, colour: RGBColour, into image: inout RGBRaster
   ) {
-    var x = start.x
-    var y = start.y
-    let dx = abs(end.x - x)
-    let dy = -abs(end.y - y)
-    let sx = x < end.x ? 1 : -1
-    let sy = y < end.y ? 1 : -1
-    var error = dx + dy
     let offset = (width - 1) / 2
-    while true {
+    BresenhamLine.forEachPoint(from: start, to: end) { x, y in
       for py in (y - offset)..<(y - offset + width) {
         for px in (x - offset)..<(x - offset + width) { image[px, py] = colour }
       }
-      if x == end.x && y == end.y { break }
-      let doubled = 2 * error
-      if doubled >= dy { error += dy; x += sx }
-      if doubled <= dx { error += dx; y += sy }
     }
   }
 }

@@ -81,22 +81,12 @@ public struct Bitmap: Sendable, Hashable {
 
   /// A straight line (Bresenham), `thickness` pixels square pen.
   public mutating func line(from start: (x: Int, y: Int), to end: (x: Int, y: Int), thickness: Int = 1, ink: Bool = true) {
-    var x = start.x
-    var y = start.y
-    let dx = abs(end.x - x)
-    let dy = -abs(end.y - y)
-    let sx = x < end.x ? 1 : -1
-    let sy = y < end.y ? 1 : -1
-    var error = dx + dy
     let offset = (thickness - 1) / 2
-    while true {
+    BresenhamLine.forEachPoint(from: start, to: end) { x, y in
       fill(Rect(x: x - offset, y: y - offset, width: thickness, height: thickness), ink: ink)
-      if x == end.x && y == end.y { break }
-      let doubled = 2 * error
-      if doubled >= dy { error += dy; x += sx }
-      if doubled <= dx { error += dx; y += sy }
     }
   }
+
 
   /// Copies the ink of `other` onto this image with its top-left corner at (x, y) (paper pixels of `other` leave
   /// this image unchanged).
@@ -201,5 +191,32 @@ public struct Rect: Sendable, Hashable {
   /// The rectangle shrunk by `amount` on every side.
   public func insetBy(_ amount: Int) -> Rect {
     Rect(x: x + amount, y: y + amount, width: max(0, width - 2 * amount), height: max(0, height - 2 * amount))
+  }
+}
+
+/// The integer points of a straight line from `start` to `end`, both included (Bresenham 1965, all octants).
+/// Shared by the 1-bit canvas and the day report's RGB raster.
+public enum BresenhamLine {
+  public static func forEachPoint(from start: (x: Int, y: Int), to end: (x: Int, y: Int), _ body: (Int, Int) -> Void) {
+    var x = start.x
+    var y = start.y
+    let dx = abs(end.x - x)
+    let dy = -abs(end.y - y)
+    let sx = x < end.x ? 1 : -1
+    let sy = y < end.y ? 1 : -1
+    var error = dx + dy
+    while true {
+      body(x, y)
+      if x == end.x && y == end.y { return }
+      let doubled = 2 * error
+      if doubled >= dy {
+        error += dy
+        x += sx
+      }
+      if doubled <= dx {
+        error += dx
+        y += sy
+      }
+    }
   }
 }

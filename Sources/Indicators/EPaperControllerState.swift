@@ -1,3 +1,5 @@
+import StressModel
+
 /// The register, RAM and glass state of an emulated SSD1680/SSD1681, and how each command changes it. Owned by
 /// `EPaperEmulator` under its lock.
 struct EPaperControllerState {
@@ -314,16 +316,3 @@ struct EPaperControllerState {
   }
 }
 
-/// A tiny deterministic generator for the power-up noise (SplitMix64, Steele et al. 2014).
-struct SplitMix64 {
-  var state: UInt64
-  init(seed: UInt64) { state = seed }
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-  mutating func nextByte() -> UInt8 { UInt8(truncatingIfNeeded: next()) }
-}

@@ -21,21 +21,6 @@ import Glibc
 import Musl
 #endif
 
-/// SplitMix64: a tiny deterministic generator, so a failing seed can be replayed.
-struct SplitMix64 {
-  var state: UInt64
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-  mutating func int(_ range: ClosedRange<Int>) -> Int {
-    range.lowerBound + Int(next() % UInt64(range.count))
-  }
-  mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
-}
 
 func emit(_ text: String) {
   var bytes = Array(text.utf8)
@@ -58,7 +43,7 @@ guard arguments.count == 5, let seed = UInt64(arguments[2]), let monotonicStart 
 }
 let path = arguments[1]
 let bootId = arguments[3]
-var random = SplitMix64(state: seed)
+var random = SplitMix64(seed: seed)
 let durability = MeasurementStore.Durability(
   rawValue: ProcessInfo.processInfo.environment["STRESSMON_CRASH_DURABILITY"] ?? "") ?? MeasurementStore.Options().durability
 

@@ -1,3 +1,4 @@
+import StressModel
 import Foundation
 import Store
 import TestSupport
@@ -34,7 +35,7 @@ struct StoreCrashTests {
     let writer = CLIRunner.productsDirectory + "/store-crash-writer"
     try #require(FileManager.default.isExecutableFile(atPath: writer), "build the store-crash-writer product first")
     let seed = UInt64(Self.environment["STRESSMON_CRASH_SEED"] ?? "") ?? UInt64.random(in: 1...UInt64(UInt32.max))
-    var random = SeededGenerator(seed: seed)
+    var random = SplitMix64(seed: seed)
     var reported = Reported()
     var killedBeforeFirstCommit = 0
     var killedWithCommits = 0
@@ -112,15 +113,3 @@ struct StoreCrashTests {
   }
 }
 
-/// SplitMix64, so a failing run can be replayed with STRESSMON_CRASH_SEED.
-struct SeededGenerator: RandomNumberGenerator {
-  var state: UInt64
-  init(seed: UInt64) { state = seed }
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-}
