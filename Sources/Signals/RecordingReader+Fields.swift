@@ -1,0 +1,188 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+// The set-up of a reader (which columns, which fixed-point scale) and the field parser, apart from the hot loop.
+extension RecordingReader {
+  /// Parses [sign] digits [. digits] [e[sign]digits] into value × 10^decimals, rounded. nil if not a number.
+  @inline(__always)
+  static func parseDecimal(_ base: UnsafePointer<UInt8>, _ s: Int, _ e: Int, decimals: Int) -> Int64? {
+    var i = s
+    var negative = false
+    if i < e && (base[i] == 0x2D || base[i] == 0x2B) {
+      negative = base[i] == 0x2D
+      i += 1
+    }
+    var mantissa: Int64 = 0
+    var digits = 0
+    var fraction = 0
+    var overflow = false
+    while i < e, base[i] >= 0x30, base[i] <= 0x39 {
+      if mantissa < 100_000_000_000_000 { mantissa = mantissa * 10 + Int64(base[i] - 0x30) } else { overflow = true }
+      digits += 1
+      i += 1
+    }
+    if i < e && base[i] == 0x2E {
+      i += 1
+      while i < e, base[i] >= 0x30, base[i] <= 0x39 {
+        if mantissa < 100_000_000_000_000 {
+          mantissa = mantissa * 10 + Int64(base[i] - 0x30)
+          fraction += 1
+        }
+        digits += 1
+        i += 1
+      }
+    }
+    guard digits > 0 else { return nil }
+    if i < e {
+      // Exponent or junk: take the slow path through Double.
+      let text = String(decoding: UnsafeBufferPointer(start: base + s, count: e - s), as: UTF8.self)
+      guard let d = Double(text), d.isFinite else { return nil }
+      let scaled = (d * pow10(decimals)).rounded()
+      guard abs(scaled) < 9e18 else { return Int64.max }
+      return Int64(scaled)
+    }
+    if overflow { return negative ? Int64.min : Int64.max }
+    var value = mantissa
+    if fraction < decimals {
+      for _ in fraction..<decimals { value = value.multipliedReportingOverflow(by: 10).partialValue }
+    } else if fraction > decimals {
+      var divisor: Int64 = 1
+      for _ in decimals..<fraction { divisor *= 10 }
+      value = (value + divisor / 2) / divisor
+    }
+    return negative ? -value : value
+  }
+
+  static func pow10(_ n: Int) -> Double {
+    var p = 1.0
+    for _ in 0..<n { p *= 10 }
+    return p
+  }
+
+  static func decimalDigits(of scale: Int32) -> Int {
+    var d = 0
+    var s = scale
+    while s >= 10 {
+      s /= 10
+      d += 1
+    }
+    return d
+  }
+
+  static func chooseChannels(
+    _ requested: [String]?, lowered: [String], names: [String], gapColumn: Int?, path: String
+  ) throws(RecordingError) -> [Int] {
+    if let requested {
+      var indices: [Int] = []
+      for name in requested {
+        guard let index = lowered.firstIndex(of: name.lowercased()) else {
+          throw .noSuchColumn(path: path, wanted: name, available: names)
+        }
+        indices.append(index)
+      }
+      return indices
+    }
+    if let ppg = lowered.firstIndex(of: "ppg") { return [ppg] }
+    if let ir = lowered.firstIndex(of: "ir") { return [ir] }
+    let data = names.indices.filter { $0 != gapColumn }
+    if data.count == 1 { return data }
+    throw .noNumericColumn(path: path, available: names)
+  }
+
+  /// Looks at up to 4096 early rows: most decimals seen, largest magnitude → the fixed-point scale.
+  static func chooseScale(_ buffer: [UInt8], _ start: Int, _ end: Int, columns: [Int]) -> Int32 {
+    var maxDecimals = 0
+    var maxMagnitude = 0.0
+    var rows = 0
+    var field = 0
+    var i = start
+    var fieldStart = i
+    buffer.withUnsafeBufferPointer { p in
+      let base = p.baseAddress!
+      while i <= end && rows < 4096 {
+        let atEnd = i == end || base[i] == 0x0A || base[i] == 0x2C
+        if atEnd {
+          if columns.contains(field) {
+            var dot = -1
+            for k in fieldStart..<i where base[k] == 0x2E { dot = k }
+            var last = i
+            while last > fieldStart && (base[last - 1] == 0x0D || base[last - 1] == 0x20 || base[last - 1] == 0x22) { last -= 1 }
+            if dot >= 0 { maxDecimals = max(maxDecimals, last - dot - 1) }
+            let text = String(decoding: UnsafeBufferPointer(start: base + fieldStart, count: last - fieldStart), as: UTF8.self)
+            if let v = Double(text.trimmingQuotesAndSpaces()) { maxMagnitude = max(maxMagnitude, abs(v)) }
+          }
+          if i == end || base[i] == 0x0A {
+            rows += 1
+            field = 0
+          } else {
+            field += 1
+          }
+          fieldStart = i + 1
+        }
+        i += 1
+      }
+    }
+    var decimals = min(6, maxDecimals)
+    while decimals > 0 && maxMagnitude * pow10(decimals) >= Double(headroomLimit) { decimals -= 1 }
+    var scale: Int32 = 1
+    for _ in 0..<decimals { scale *= 10 }
+    return scale
+  }
+}
+
+extension String {
+  func trimmingQuotesAndSpaces() -> String {
+    var s = Substring(self)
+    while let f = s.first, f == " " || f == "\t" || f == "\"" || f == "\r" { s.removeFirst() }
+    while let l = s.last, l == " " || l == "\t" || l == "\"" || l == "\r" { s.removeLast() }
+    return String(s)
+  }
+}
+
+/// The read buffer: bytes [start, end) are read but not yet parsed.
+struct Cursor {
+  var buffer = [UInt8](repeating: 0, count: 1 << 21)
+  var start = 0
+  var end = 0
+  var atEOF = false
+  static let chunkSize = 1 << 20
+
+  /// Moves the unread tail to the front and reads another chunk after it.
+  mutating func fill(fd: Int32, path: String) throws(RecordingError) {
+    if start > 0 {
+      let tail = end - start
+      if tail > 0 {
+        let from = start
+        buffer.withUnsafeMutableBufferPointer { p in _ = memmove(p.baseAddress!, p.baseAddress! + from, tail) }
+      }
+      start = 0
+      end = tail
+    }
+    if buffer.count - end < Self.chunkSize { buffer.append(contentsOf: [UInt8](repeating: 0, count: Self.chunkSize)) }
+    let space = buffer.count - end
+    let offset = end
+    var got = 0
+    repeat {
+      got = buffer.withUnsafeMutableBufferPointer { read(fd, $0.baseAddress! + offset, space) }
+    } while got < 0 && errno == EINTR
+    if got < 0 { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
+    if got == 0 { atEOF = true }
+    end += got
+  }
+
+  /// Takes the first line (the header) as comma-separated fields; nil when the file is empty.
+  mutating func takeLine() -> [String]? {
+    guard start < end else { return nil }
+    var i = start
+    while i < end && buffer[i] != 0x0A { i += 1 }
+    var bytes = Array(buffer[start..<i])
+    if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }  // UTF-8 byte-order mark
+    start = min(i + 1, end)
+    return String(decoding: bytes, as: UTF8.self).split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+  }
+}
