@@ -99,7 +99,8 @@ let package = Package(
     .target(
       name: "Monitor",
       dependencies: [
-        "PulseDSP", "StressModel", "Analysis", "Signals", "Sensors", "Indicators", "Store", "Config",
+        "PulseDSP", "StressModel", "Analysis", "Signals", "Sensors", "Indicators", "Store", "Config", "LinuxIO",
+        "SyncWire", "Sync",
         .product(name: "Logging", package: "swift-log"),
       ]
     ),
