@@ -119,6 +119,11 @@ public final class Monitor: Sendable {
       // Outputs: the panel finishes a refresh in progress (it then sleeps, as after every refresh), the LEDs go
       // dark and release their lines.
       let endMilliseconds = Int64((dataClock.seconds * 1000).rounded())
+      if outputs.panel?.isRefreshing == true {
+        events.offer(.notice(
+          "stopping: waiting for the panel refresh in progress (it ends with the panel asleep)",
+          at: EventTime(dataSeconds: dataClock.seconds)))
+      }
       await outputs.finishConsumers()
       if let leds = outputs.leds { summary.ledsReleased = await leds.shutdown(atMilliseconds: endMilliseconds) }
       if let panel = outputs.panel {
@@ -219,6 +224,9 @@ public final class Monitor: Sendable {
       }
       await sampling.source.stop()
       // Nothing measured is lost: every handed-over row is written before the outputs stop.
+      if store.isWriting {
+        events.offer(.notice("stopping: waiting for the store write in progress", at: EventTime(dataSeconds: dataClock.seconds)))
+      }
       let health = await store.close()
       await sync?.stop()
       let progress = sampling.snapshot

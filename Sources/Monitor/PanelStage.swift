@@ -30,6 +30,7 @@ final class PanelStage: Sendable {
   /// Called with the failure (or nil when a refresh works again); set once the status board exists.
   let onFault = Mutex<(@Sendable (String?) -> Void)?>(nil)
   private let counts = Mutex(Counts())
+  private let refreshing = Mutex(false)
   private let logger = Logger(label: "stressmon.monitor.panel")
 
   init(
@@ -46,6 +47,8 @@ final class PanelStage: Sendable {
   }
 
   var refreshCounts: Counts { counts.withLock { $0 } }
+  /// Whether a refresh is running now (the panel is busy).
+  var isRefreshing: Bool { refreshing.withLock { $0 } }
   var isAsleep: Bool? { emulator?.isAsleep }
 
   /// Shows each content handed over until the mailbox is finished; a refresh in progress always completes.
@@ -56,7 +59,9 @@ final class PanelStage: Sendable {
       let decision = refreshPolicy.decide(
         frame: frame, category: command.content.category, nowSeconds: command.wallSeconds, state: await display.state)
       guard let mode = decision.mode else { continue }
+      refreshing.withLock { $0 = true }
       emit(.panelRefreshing(decision, at: EventTime(dataSeconds: command.dataSeconds)))
+      defer { refreshing.withLock { $0 = false } }
       do {
         try await display.show(frame: frame, category: command.content.category, nowSeconds: command.wallSeconds)
         counts.withLock { counts in

@@ -246,6 +246,14 @@ final class SamplingLoop: Sendable {
 
   /// A finished window: scored (measuring, or learning while the default baseline applies) or not.
   static func apply(window: HRVWindowSummary, wall: Double, liveQuality: SignalQuality, to status: inout MonitorStatus) {
+    // Windows come seconds after they end: with no finger on the sensor now, an earlier good window is not
+    // what the wearer should see.
+    if liveQuality == .noContact {
+      status.phase = .noContact
+      status.result = nil
+      status.resultAt = nil
+      return
+    }
     if let stress = window.stress {
       status.result = stress
       status.resultAt = wall
@@ -259,9 +267,7 @@ final class SamplingLoop: Sendable {
     }
     status.result = nil
     status.resultAt = nil
-    if liveQuality == .noContact {
-      status.phase = .noContact
-    } else if window.quality == .noContact {
+    if window.quality == .noContact {
       // The window is late (it ended seconds ago); contact is back now.
       status.phase = .settling
     } else {

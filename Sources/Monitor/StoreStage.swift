@@ -27,6 +27,7 @@ public final class StoreStage: Sendable {
   }
 
   private struct Inbox {
+    var writing = false
     var records: [MeasurementRecord] = []
     var ibis: [IBIRecord] = []
     var scheduled = false
@@ -127,6 +128,9 @@ public final class StoreStage: Sendable {
     }
   }
 
+  /// Whether the store queue is inside a write (an append that commits, a flush) right now.
+  public var isWriting: Bool { inbox.withLock { $0.writing } }
+
   /// Rows dropped from the hand-over buffer (0 unless the store queue was stuck for a day).
   public var droppedRecords: Int { inbox.withLock { $0.dropped } }
 
@@ -141,8 +145,10 @@ public final class StoreStage: Sendable {
       }
       return (inbox.records, inbox.ibis)
     }
+    inbox.withLock { $0.writing = true }
     if !ibis.isEmpty { writer.append(ibis) }
     for record in records { writer.append(record) }
+    inbox.withLock { $0.writing = false }
     report(now: records.last?.windowEnd, windowsAdded: !records.isEmpty)
   }
 
@@ -151,7 +157,9 @@ public final class StoreStage: Sendable {
   private func scheduleTick() {
     queue.asyncAfter(deadline: .now() + Self.flushCheckSeconds) { [weak self] in
       guard let self, !self.inbox.withLock({ $0.closed }) else { return }
+      self.inbox.withLock { $0.writing = true }
       self.writer.flushIfDue()
+      self.inbox.withLock { $0.writing = false }
       self.report(now: nil, windowsAdded: false)
       self.scheduleTick()
     }
