@@ -86,7 +86,9 @@ public final class Monitor: Sendable {
       ?? SystemStoreClock(assumeSynchronised: configuration.device.assumeClockSynchronised ?? board.simulated)
     let timeBase = TimeBase(speed: speed, clock: storeClock)
 
-    // Outputs first: a missing GPIO chip or SPI node stops the start with its fix, before anything else opens.
+    // Usage mistakes first (a real sensor at 10×), then the outputs: a missing GPIO chip or SPI node stops the
+    // start with its fix before anything else opens.
+    let makeSource = configuration.device.mode == .kiosk ? nil : try sourceMaker(clocks: clocks)
     let outputs = try openOutputs(clocks: clocks, dataClock: dataClock, emit: emit)
     let board = StatusBoard(
       initial: MonitorStatus(phase: .starting, clockSynchronised: storeClock.reading().synchronised),
@@ -113,17 +115,13 @@ public final class Monitor: Sendable {
           board: board, clocks: clocks, dataClock: dataClock, events: events, info: info, summary: &summary)
       } else {
         result = await runMeasuring(
-          board: board, clocks: clocks, dataClock: dataClock, timeBase: timeBase, storeClock: storeClock, events: events,
-          info: info, summary: &summary)
+          makeSource: makeSource!, outputs: outputs, board: board, clocks: clocks, dataClock: dataClock, timeBase: timeBase,
+          storeClock: storeClock, events: events, info: info, summary: &summary)
       }
       // Outputs: the panel finishes a refresh in progress (it then sleeps, as after every refresh), the LEDs go
       // dark and release their lines.
       let endMilliseconds = Int64((dataClock.seconds * 1000).rounded())
-      if outputs.panel?.isRefreshing == true {
-        events.offer(.notice(
-          "stopping: waiting for the panel refresh in progress (it ends with the panel asleep)",
-          at: EventTime(dataSeconds: dataClock.seconds)))
-      }
+      Self.noteBusyPanel(outputs, events: events, dataClock: dataClock)
       await outputs.finishConsumers()
       if let leds = outputs.leds { summary.ledsReleased = await leds.shutdown(atMilliseconds: endMilliseconds) }
       if let panel = outputs.panel {
@@ -147,7 +145,8 @@ public final class Monitor: Sendable {
   // MARK: - Measuring (desk, wearable)
 
   private func runMeasuring(
-    board: StatusBoard, clocks: RunClocks, dataClock: DataClock, timeBase: TimeBase,
+    makeSource: @escaping @Sendable () throws(SensorError) -> any PulseSource, outputs: OpenOutputs, board: StatusBoard, clocks: RunClocks,
+    dataClock: DataClock, timeBase: TimeBase,
     storeClock: any StoreClock, events: Mailbox<MonitorEvent>, info: MonitorStartInfo, summary: inout MonitorSummary
   ) async -> Result<Void, MonitorError> {
     let relay = BaselineRelay()
@@ -160,13 +159,6 @@ public final class Monitor: Sendable {
     }
     summary.database = configuration.store.database
     let source: any PulseSource
-    let makeSource: @Sendable () throws(SensorError) -> any PulseSource
-    do {
-      makeSource = try sourceMaker(clocks: clocks)
-    } catch {
-      _ = await store.close()
-      return .failure(error)
-    }
     do {
       source = try makeSource()
       try await source.start()
@@ -207,8 +199,9 @@ public final class Monitor: Sendable {
     await withTaskGroup(of: Void.self) { group in
       if let sync { group.addTask { await sync.run() } }
       // Sampling, raced against the stop request: whichever ends first cancels the other.
+      let thread = SamplingThread()
       failure = await withTaskGroup(of: MonitorError?.self) { race in
-        race.addTask {
+        race.addTask(executorPreference: thread) {
           do throws(MonitorError) { try await sampling.run() } catch { return error }
           return nil
         }
@@ -222,6 +215,8 @@ public final class Monitor: Sendable {
         for await outcome in race { if let outcome { failure = outcome } }
         return failure
       }
+      thread.shutdown()
+      Self.noteBusyPanel(outputs, events: events, dataClock: dataClock)
       await sampling.source.stop()
       // Nothing measured is lost: every handed-over row is written before the outputs stop.
       if store.isWriting {
@@ -378,6 +373,14 @@ public final class Monitor: Sendable {
         status.unsynced = outbox.pending > 0 ? outbox.pending : nil
       }
     }
+  }
+
+  /// A stop while the panel refreshes waits for the refresh: say so (once).
+  private static func noteBusyPanel(_ outputs: OpenOutputs, events: Mailbox<MonitorEvent>, dataClock: DataClock) {
+    guard outputs.panel?.isRefreshing == true, outputs.notedBusyPanel() else { return }
+    events.offer(.notice(
+      "stopping: waiting for the panel refresh in progress (it ends with the panel asleep)",
+      at: EventTime(dataSeconds: dataClock.seconds)))
   }
 
   static func setPanelFault(_ board: StatusBoard, _ message: String?) {

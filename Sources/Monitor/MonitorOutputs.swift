@@ -57,6 +57,7 @@ struct OpenOutputs: Sendable {
   private let panelDone = StopSignal()
   /// Ends the LED scheduler and timeline printer.
   private let background = StopSignal()
+  private let busyPanelNoted = StopSignal()
 
   init(leds: LEDStage?, panel: PanelStage?, paced: Bool, simulated: Bool) {
     self.leds = leds
@@ -97,6 +98,13 @@ struct OpenOutputs: Sendable {
     panel?.mailbox.finish()
     await ledsDone.wait()
     await panelDone.wait()
+  }
+
+  /// True the first time only (the "waiting for the panel" notice is given once).
+  func notedBusyPanel() -> Bool {
+    guard !busyPanelNoted.isStopped else { return false }
+    busyPanelNoted.stop()
+    return true
   }
 
   func stopBackground() {

@@ -117,23 +117,19 @@ struct PipelineTests {
 
   @Test("lifting the finger shows no contact; putting it back settles and categorises again")
   func noContactAndBack() async throws {
-    // Given the simulated board with a handle on the emulated sensor
+    // Given the simulated board whose finger is lifted at 90 s of data and put back at 180 s
     var run = try SimulatedRun("contact")
     defer { run.directory.remove() }
-    let sensor = EmulatorHandle()
+    let sensor = EmulatorHandle { index, handle in
+      if index >= 180 * 100 { handle.setFinger(present: true) } else if index >= 90 * 100 { handle.setFinger(present: false) }
+    }
     let board = run.board
     run.environment.makeSource = { options throws(SensorError) in try sensor.makeSource(board: board, options: options) }
 
-    // When the finger is lifted after the first window and put back once "no contact" was shown for a while
-    let (_, log) = try await run.run(duration: 330) { event, _ in
-      switch event {
-      case .window(_, let summary, _) where summary.endSeconds >= 150: sensor.restoreOnce()
-      case .window(_, let summary, _) where summary.endSeconds >= 60: sensor.liftOnce()
-      default: break
-      }
-    }
+    // When it runs for 330 s of data
+    let (_, log) = try await run.run(duration: 330)
 
-    // Then the states go learning → no contact → settling → learning again, and the LEDs follow
+    // Then the states go learning → no contact → settling → learning again, and the LEDs and panel follow
     let phases = log.phaseNames
     let noContact = try #require(phases.firstIndex(of: "no_contact"))
     #expect(phases[..<noContact].contains("learning_baseline"))
@@ -141,83 +137,96 @@ struct PipelineTests {
     let settling = try #require(after.firstIndex(of: "settling"))
     #expect(after[settling...].contains("learning_baseline"))
     #expect(log.ledStates.contains(.noContact))
-    // and the panel said so
     #expect(log.statuses.contains { $0.panelStatus.contains(.noContact) })
+    // and windows at least half without contact are not scored, and no category is shown meanwhile
+    let offWindows = log.windows.filter { $0.summary.endSeconds >= 120 && $0.summary.endSeconds <= 180 }
+    #expect(offWindows.count == 7 && offWindows.allSatisfy { $0.summary.category == nil })
+    #expect(log.statuses.filter { $0.phase == .noContact }.allSatisfy { $0.category == nil })
   }
 
   @Test("an unplugged sensor is an error retried with backoff, and measuring resumes after a gap")
   func sensorLostAndBack() async throws {
-    // Given the simulated board whose sensor can be unplugged
+    // Given the simulated board whose sensor is unplugged at 90 s of data and answers again at the second
+    // attempt to reopen it
     var run = try SimulatedRun("unplug")
     defer { run.directory.remove() }
-    let sensor = EmulatorHandle()
+    let sensor = EmulatorHandle(replugOnAttempt: 2) { index, handle in
+      if index >= 90 * 100 { handle.unplugOnce() }
+    }
     let board = run.board
     run.environment.makeSource = { options throws(SensorError) in try sensor.makeSource(board: board, options: options) }
     run.environment.sensorRetryInitialSeconds = 1
     run.environment.sensorRetryMaximumSeconds = 8
 
-    // When it is unplugged after the first window and plugged back after two failed reopen attempts
-    let attemptsSeen = Mutex(0)
-    let (summary, log) = try await run.run(duration: 200) { event, _ in
-      switch event {
-      case .window(_, let summary, _) where summary.endSeconds >= 60: sensor.unplugOnce()
-      case .state(let status, _) where status.faults.contains { $0.name == "sensor" }:
-        if attemptsSeen.withLock({ $0 += 1; return $0 }) >= 2 { sensor.plugIn() }
-      default: break
-      }
-    }
+    // When it runs for 200 s of data
+    let (summary, log) = try await run.run(duration: 200)
 
-    // Then the state showed the error with its retry delay, the LEDs the error rhythm, then it settled again
-    let faults = log.statuses.flatMap(\.faults).compactMap { fault -> Double? in
+    // Then the state showed the error with its retry delays (1 s, then 2 s), the LEDs the error rhythm, then it
+    // settled again
+    let retries = log.statuses.flatMap(\.faults).compactMap { fault -> Double? in
       if case .sensor(_, let retry) = fault { retry } else { nil }
     }
-    #expect(faults.first == 1)
-    #expect(faults.contains(2))
+    #expect(retries.first == 1)
+    #expect(retries.contains(2))
+    #expect(!retries.contains(4))
     #expect(log.ledStates.contains(.error))
     let names = log.stateNames
     let error = try #require(names.firstIndex(of: "error"))
     #expect(names[error...].contains("settling"))
-    // and the outage is a gap, never stitched across; windows continue after it
-    #expect(summary.gaps >= 1 && summary.lostSamples > 0)
+    // and the outage (1 s + 2 s) is a gap of about 300 samples, never stitched across; windows continue after it
+    #expect(summary.gaps >= 1)
+    #expect(summary.lostSamples >= 300 && summary.lostSamples < 400)
     #expect(log.windows.last!.summary.endSeconds == 200)
     #expect(log.notices.contains { $0.hasPrefix("sensor back") })
   }
 }
 
 /// The emulated MAX30102 behind the simulated board, built the way the factory builds it, with the test holding
-/// the emulator (finger) and a plug between the bus and the driver.
+/// the emulator (finger) and a plug between the bus and the driver. `script` runs after each block with the
+/// sensor's sample count, so what the test does happens at an exact point of the data, whatever the speed.
 final class EmulatorHandle: Sendable {
-  private let state = Mutex<(emulator: MAX30102Emulator?, lifted: Bool, restored: Bool, unplugged: Bool)>(
-    (nil, false, false, false))
+  private struct State {
+    var emulator: MAX30102Emulator?
+    var fingerPresent = true
+    var unplugged = false
+    var failedReopens = 0
+  }
+
+  private let state = Mutex(State())
+  private let replugOnAttempt: Int
+  private let script: @Sendable (Int, EmulatorHandle) -> Void
   let plug = Plug()
+
+  init(replugOnAttempt: Int = 1, script: @escaping @Sendable (Int, EmulatorHandle) -> Void) {
+    self.replugOnAttempt = replugOnAttempt
+    self.script = script
+  }
 
   func makeSource(board: Board, options: PulseSourceOptions) throws(SensorError) -> any PulseSource {
     let clock = options.clock ?? VirtualClock()
+    if plug.isUnplugged {
+      let attempt = state.withLock { state in
+        state.failedReopens += 1
+        return state.failedReopens
+      }
+      guard attempt >= replugOnAttempt else { throw .device(DeviceErrorView.nack(path: "emulated bus (sim)")) }
+      plug.set(unplugged: false)
+    }
     let (bus, emulator) = try PulseSourceFactory.emulatedBus(for: board, clock: clock)
     state.withLock { $0.emulator = emulator }
-    if plug.isUnplugged {
-      throw .device(DeviceErrorView.nack(path: bus.path))
-    }
     let configuration = try MAX30102Configuration(board: board.sensor)
-    return MAX30102Source(bus: PluggedBus(inner: bus, plug: plug), configuration: configuration, clock: clock, kind: "emulated")
+    let inner = MAX30102Source(
+      bus: PluggedBus(inner: bus, plug: plug), configuration: configuration, clock: clock, kind: "emulated")
+    return ScriptedSource(inner: inner) { [self] index in script(index, self) }
   }
 
-  func liftOnce() {
-    guard let emulator = state.withLock({ state -> MAX30102Emulator? in
-      guard !state.lifted else { return nil }
-      state.lifted = true
+  func setFinger(present: Bool) {
+    let emulator = state.withLock { state -> MAX30102Emulator? in
+      guard state.fingerPresent != present else { return nil }
+      state.fingerPresent = present
       return state.emulator
-    }) else { return }
-    emulator.setFinger(.absent)
-  }
-
-  func restoreOnce() {
-    guard let emulator = state.withLock({ state -> MAX30102Emulator? in
-      guard state.lifted, !state.restored else { return nil }
-      state.restored = true
-      return state.emulator
-    }) else { return }
-    emulator.setFinger(EmulatedFinger())
+    }
+    emulator?.setFinger(present ? EmulatedFinger() : .absent)
   }
 
   func unplugOnce() {
@@ -227,8 +236,29 @@ final class EmulatorHandle: Sendable {
     }
     if first { plug.set(unplugged: true) }
   }
+}
 
-  func plugIn() { plug.set(unplugged: false) }
+/// A source that tells the test how far the data has come after each block.
+actor ScriptedSource: PulseSource {
+  nonisolated let info: PulseSourceInfo
+  private let inner: any PulseSource
+  private let onBlock: @Sendable (Int) -> Void
+
+  init(inner: any PulseSource, onBlock: @escaping @Sendable (Int) -> Void) {
+    info = inner.info
+    self.inner = inner
+    self.onBlock = onBlock
+  }
+
+  func start() async throws(SensorError) { try await inner.start() }
+
+  func nextBlock() async throws(SensorError) -> PulseBlock? {
+    let block = try await inner.nextBlock()
+    if let block { onBlock(block.endSampleIndex) }
+    return block
+  }
+
+  func stop() async { await inner.stop() }
 }
 
 /// Whether the sensor is connected (shared by every bus the handle makes).
