@@ -10,7 +10,8 @@ enum BoardOutputs {
     let layout: LEDWiring.Layout
     switch board.leds.wiring {
     case .rgb where lines.count == 3: layout = .rgb(red: lines[0], green: lines[1], blue: lines[2])
-    case .bar where lines.count == 4: layout = .bar(relaxed: lines[0], mild: lines[1], moderate: lines[2], high: lines[3])
+    case .bar where lines.count == 4:
+      layout = .bar(relaxed: lines[0], mild: lines[1], moderate: lines[2], high: lines[3])
     case .single where lines.count == 1: layout = .single(lines[0])
     default: return nil
     }
@@ -26,7 +27,8 @@ enum BoardOutputs {
 
   /// Where a real panel is wired (the loader guarantees spi, dc, rst and busy on a board that is not simulated).
   static func panelPins(_ board: Board) -> EPaperPins? {
-    guard let spi = board.epaper.spi, let dc = board.epaper.dc, let rst = board.epaper.rst, let busy = board.epaper.busy,
+    let epaper = board.epaper
+    guard let spi = epaper.spi, let dc = epaper.dc, let rst = epaper.rst, let busy = epaper.busy,
       let chip = board.gpio.chipLabel
     else { return nil }
     return EPaperPins(spiPath: spi, chipLabel: chip, dataCommand: dc, reset: rst, busy: busy)

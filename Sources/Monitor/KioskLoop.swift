@@ -21,9 +21,9 @@ final class KioskLoop: Sendable {
   private let logger = Logger(label: "stressmon.monitor.kiosk")
 
   init(
-    transport: AsyncHTTPTransport, device: String, pollSeconds: Double, staleAfterSeconds: Double, timeoutSeconds: Double,
-    board: StatusBoard, events: Mailbox<MonitorEvent>, dataSeconds: @escaping @Sendable () -> Double,
-    sleep: @escaping @Sendable (Double) async throws -> Void
+    transport: AsyncHTTPTransport, device: String, pollSeconds: Double, staleAfterSeconds: Double,
+    timeoutSeconds: Double, board: StatusBoard, events: Mailbox<MonitorEvent>,
+    dataSeconds: @escaping @Sendable () -> Double, sleep: @escaping @Sendable (Double) async throws -> Void
   ) {
     self.transport = transport
     self.device = device
@@ -86,8 +86,8 @@ final class KioskLoop: Sendable {
     status.resultAt = record.windowEnd
     if let level = record.stressLevel, let hrv = record.sdnnMs, let heartRate = record.heartRateBpm {
       let baseline = PersonalBaseline(
-        hrvMs: record.baselineHrvMs, restingHeartRateBpm: record.restingHeartRateBpm, isPersonal: record.baselinePersonal,
-        windowCount: 0, computedAt: nil)
+        hrvMs: record.baselineHrvMs, restingHeartRateBpm: record.restingHeartRateBpm,
+        isPersonal: record.baselinePersonal, windowCount: 0, computedAt: nil)
       status.result = StressResult(
         level: level, confidence: record.confidence, hrvMs: hrv, heartRateBpm: heartRate, baseline: baseline)
     } else {

@@ -102,7 +102,8 @@ public final class Mailbox<Element: Sendable>: Sendable {
 
   /// No more items: the receiver drains what is queued and then gets nil. Waiting senders are released.
   public func finish() {
-    let (receiver, senders) = state.withLock { state -> (CheckedContinuation<Element?, Never>?, [CheckedContinuation<Void, Never>]) in
+    typealias Waiters = (CheckedContinuation<Element?, Never>?, [CheckedContinuation<Void, Never>])
+    let (receiver, senders) = state.withLock { state -> Waiters in
       state.finished = true
       defer {
         state.receiver = nil

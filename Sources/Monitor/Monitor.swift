@@ -74,7 +74,9 @@ public final class Monitor: Sendable {
 
   /// Runs until stopped, until the duration, or until a replay ends. `events` is called in order from the
   /// monitor's delivery task (never from the sampling loop, so a slow consumer cannot hold up sampling).
-  public func run(events handler: @escaping @Sendable (MonitorEvent) -> Void) async throws(MonitorError) -> MonitorSummary {
+  public func run(
+    events handler: @escaping @Sendable (MonitorEvent) -> Void
+  ) async throws(MonitorError) -> MonitorSummary {
     if let problem = configuration.problem() { throw .usage(problem) }
     let clocks = try RunClocks(speed: speed)
     let events = Mailbox<MonitorEvent>(policy: speed.isPaced ? .dropOldest(4_096) : .backpressure(4_096))
@@ -115,7 +117,8 @@ public final class Monitor: Sendable {
           board: board, clocks: clocks, dataClock: dataClock, events: events, info: info, summary: &summary)
       } else {
         result = await runMeasuring(
-          makeSource: makeSource!, outputs: outputs, board: board, clocks: clocks, dataClock: dataClock, timeBase: timeBase,
+          makeSource: makeSource!, outputs: outputs, board: board, clocks: clocks, dataClock: dataClock,
+          timeBase: timeBase,
           storeClock: storeClock, events: events, info: info, summary: &summary)
       }
       // Outputs: the panel finishes a refresh in progress (it then sleeps, as after every refresh), the LEDs go
@@ -134,8 +137,11 @@ public final class Monitor: Sendable {
       outputs.stopBackground()
       summary.droppedDisplayUpdates = (outputs.leds?.mailbox.dropped ?? 0) + (outputs.panel?.mailbox.dropped ?? 0)
       summary.droppedEvents = events.dropped
-      if summary.stopReason.isEmpty { summary.stopReason = environment.stop.isStopped ? environment.stop.reason : "ended" }
-      events.offer(.stopped(summary))
+      if summary.stopReason.isEmpty {
+        summary.stopReason = environment.stop.isStopped ? environment.stop.reason : "ended"
+      }
+      // A run that could not start ends with its error alone, not a summary of nothing.
+      if case .success = result { events.offer(.stopped(summary)) }
       events.finish()
     }
     if case .failure(let error) = result { throw error }
@@ -145,11 +151,13 @@ public final class Monitor: Sendable {
   // MARK: - Measuring (desk, wearable)
 
   private func runMeasuring(
-    makeSource: @escaping @Sendable () throws(SensorError) -> any PulseSource, outputs: OpenOutputs, board: StatusBoard, clocks: RunClocks,
+    makeSource: @escaping @Sendable () throws(SensorError) -> any PulseSource, outputs: OpenOutputs,
+    board: StatusBoard, clocks: RunClocks,
     dataClock: DataClock, timeBase: TimeBase,
     storeClock: any StoreClock, events: Mailbox<MonitorEvent>, info: MonitorStartInfo, summary: inout MonitorSummary
   ) async -> Result<Void, MonitorError> {
     let relay = BaselineRelay()
+    let firstResult = StopSignal()
     let syncWanted = !configuration.sync.hub.isEmpty
     let store = StoreStage(
       path: configuration.store.database, clock: storeClock, durability: configuration.store.durability,
@@ -185,19 +193,35 @@ public final class Monitor: Sendable {
       settings: SamplingLoop.Settings(
         deviceID: configuration.device.id, analyzer: analyzerConfiguration(for: source.info),
         durationSeconds: durationSeconds, speed: speed,
-        retry: .init(initialSeconds: environment.sensorRetryInitialSeconds, maximumSeconds: environment.sensorRetryMaximumSeconds)),
+        retry: .init(
+          initialSeconds: environment.sensorRetryInitialSeconds,
+          maximumSeconds: environment.sensorRetryMaximumSeconds)),
       source: source, reopen: makeSource, sleepClock: clocks.sensor, timeBase: timeBase, store: store, board: board,
-      events: events, baseline: baseline, relay: relay, dataClock: dataClock)
+      events: events, baseline: baseline, relay: relay, dataClock: dataClock, onFirstWindow: { firstResult.stop() })
     store.start()
     board.publishCurrent()
     logger.info("measuring", metadata: [
-      "source": "\(source.info.settings)", "rate_hz": "\(source.info.sampleRateHz)", "db": "\(configuration.store.database)",
+      "source": "\(source.info.settings)", "rate_hz": "\(source.info.sampleRateHz)",
+      "db": "\(configuration.store.database)",
       "mode": "\(configuration.device.mode.rawValue)", "speed": "\(speed)"])
 
     let stop = environment.stop
     var failure: MonitorError?
+    let trimDone = StopSignal()
     await withTaskGroup(of: Void.self) { group in
       if let sync { group.addTask { await sync.run() } }
+      if speed.isPaced && configuration.device.releaseStartupMemory {
+        let clock = clocks.indicator
+        let logger = logger
+        group.addTask {
+          await runUntil(trimDone) {
+            await firstResult.wait()
+            // After the first result's LED change and panel refresh: those paths run every step from then on.
+            do { try await clock.sleep(milliseconds: Self.releaseStartupMemoryDelayMilliseconds) } catch { return }
+            StartupMemory.release(logger: logger)
+          }
+        }
+      }
       // Sampling, raced against the stop request: whichever ends first cancels the other.
       let thread = SamplingThread()
       failure = await withTaskGroup(of: MonitorError?.self) { race in
@@ -216,11 +240,13 @@ public final class Monitor: Sendable {
         return failure
       }
       thread.shutdown()
+      trimDone.stop()
       Self.noteBusyPanel(outputs, events: events, dataClock: dataClock)
       await sampling.source.stop()
       // Nothing measured is lost: every handed-over row is written before the outputs stop.
       if store.isWriting {
-        events.offer(.notice("stopping: waiting for the store write in progress", at: EventTime(dataSeconds: dataClock.seconds)))
+        events.offer(.notice(
+          "stopping: waiting for the store write in progress", at: EventTime(dataSeconds: dataClock.seconds)))
       }
       let health = await store.close()
       await sync?.stop()
@@ -245,6 +271,9 @@ public final class Monitor: Sendable {
     return .success(())
   }
 
+  /// How long after the first result start-up memory is released (the LEDs and the panel have shown it by then).
+  static let releaseStartupMemoryDelayMilliseconds: Int64 = 15_000
+
   // MARK: - Kiosk
 
   private func runKiosk(
@@ -257,7 +286,8 @@ public final class Monitor: Sendable {
       transport = try AsyncHTTPTransport(configuration: SyncConfiguration(
         // The latest-measurement endpoint needs no token; the transport's checks want one, so it gets a
         // placeholder that is never sent.
-        hubURL: configuration.kiosk.hub, token: "unused", caFile: configuration.sync.caFile.isEmpty ? nil : configuration.sync.caFile,
+        hubURL: configuration.kiosk.hub, token: "unused",
+        caFile: configuration.sync.caFile.isEmpty ? nil : configuration.sync.caFile,
         allowInsecureHTTP: configuration.sync.insecureHTTP, connectTimeout: environment.kioskTimeoutSeconds))
     } catch {
       return .failure(.usage("[kiosk] hub: \(error)"))
@@ -299,7 +329,9 @@ public final class Monitor: Sendable {
   // MARK: - Set-up
 
   /// The factory call for the configured source, with the run's pacing and clock.
-  private func sourceMaker(clocks: RunClocks) throws(MonitorError) -> @Sendable () throws(SensorError) -> any PulseSource {
+  private func sourceMaker(
+    clocks: RunClocks
+  ) throws(MonitorError) -> @Sendable () throws(SensorError) -> any PulseSource {
     let spec: PulseSourceSpec
     do { spec = try PulseSourceSpec(parsing: configuration.measurement.source) } catch {
       throw .usage(error.description)
@@ -309,7 +341,8 @@ public final class Monitor: Sendable {
       throw .usage("--speed \(speed) needs a simulated board (--board sim) or a recording (--source replay:FILE): "
         + "a real sensor delivers in real time")
     }
-    if speed == .max && durationSeconds == nil && (spec == .synthetic || (spec == .board && board.sensor.part == .emulated)) {
+    let endless = spec == .synthetic || (spec == .board && board.sensor.part == .emulated)
+    if speed == .max && durationSeconds == nil && endless {
       throw .usage("--speed max with an endless source (the simulated sensor loops its recording) needs --duration S")
     }
     let options = PulseSourceOptions(pacing: speed == .max ? .asFastAsPossible : .realtime, clock: clocks.sensor)
@@ -317,7 +350,9 @@ public final class Monitor: Sendable {
     if let custom = environment.makeSource {
       return { () throws(SensorError) -> any PulseSource in try custom(options) }
     }
-    return { () throws(SensorError) -> any PulseSource in try PulseSourceFactory.make(spec, board: board, options: options) }
+    return { () throws(SensorError) -> any PulseSource in
+      try PulseSourceFactory.make(spec, board: board, options: options)
+    }
   }
 
   /// The detector set up for the source: the same defaults as `analyze` for recordings (so a replay stores
@@ -339,11 +374,13 @@ public final class Monitor: Sendable {
     let kiosk = configuration.device.mode == .kiosk
     return MonitorStartInfo(
       mode: configuration.device.mode, board: board.name, boardPath: board.path, simulated: board.simulated,
-      source: kiosk ? "hub \(configuration.kiosk.hub), device \(configuration.kiosk.device)" : configuration.measurement.source,
+      source: kiosk
+        ? "hub \(configuration.kiosk.hub), device \(configuration.kiosk.device)" : configuration.measurement.source,
       sampleRateHz: nil, speed: speed, deviceID: kiosk ? configuration.kiosk.device : configuration.device.id,
       database: kiosk ? nil : configuration.store.database, panelImage: outputs.panel?.imagePath,
       leds: outputs.leds.map { stage in
-        "\(board.leds.wiring.rawValue) on " + stage.wiring.lines.map { "\($0)".filter { $0 != "'" } }.joined(separator: ", ")
+        let lines = stage.wiring.lines.map { "\($0)".filter { $0 != "'" } }
+        return "\(board.leds.wiring.rawValue) on " + lines.joined(separator: ", ")
       }, panel: outputs.panel.map { $0.model.name },
       hub: kiosk ? configuration.kiosk.hub : (configuration.sync.hub.isEmpty ? nil : configuration.sync.hub))
   }

@@ -8,7 +8,8 @@ extension MonitorConfiguration {
     func add(_ line: String = "") { lines.append(line) }
     func key(_ name: String, _ value: String, _ comment: String) {
       let assignment = "\(name) = \(value)"
-      let padded = assignment.count < 34 ? assignment + String(repeating: " ", count: 34 - assignment.count) : assignment + " "
+      let padding = max(1, Self.commentColumn - assignment.count)
+      let padded = assignment + String(repeating: " ", count: padding)
       add(padded + "# " + comment)
     }
     add("# stressmon daemon configuration: stressmon run --config FILE. Flags (--board, --source, --db, --mode,")
@@ -17,13 +18,17 @@ extension MonitorConfiguration {
     add()
     add("[device]")
     key("id", Self.quoted(device.id), "this device's id on the hub (A-Z a-z 0-9 . _ -; default: the hostname)")
-    key("mode", Self.quoted(device.mode.rawValue), "desk | wearable (fewer writes and wake-ups) | kiosk (shows [kiosk] device)")
-    key("board", Self.quoted(device.board), "board name (rpi3, rpi4, rpi5, rpizero2w, sim) or a board file (docs/boards.md)")
+    key("mode", Self.quoted(device.mode.rawValue),
+        "desk | wearable (fewer writes and wake-ups) | kiosk (shows [kiosk] device)")
+    key("board", Self.quoted(device.board),
+        "board name (rpi3, rpi4, rpi5, rpizero2w, sim) or a board file (docs/boards.md)")
     if let assume = device.assumeClockSynchronised {
       key("assume_clock_synchronised", "\(assume)", "trust the wall clock without NTP (boards with an RTC)")
     } else {
-      add("# assume_clock_synchronised = false  # default: only on a simulated board; true on boards with a battery RTC")
+      add("# assume_clock_synchronised = false  "
+        + "# default: only on a simulated board; true on boards with a battery RTC")
     }
+    key("release_startup_memory", "\(device.releaseStartupMemory)", "page out start-up-only code once running (RSS)")
     add()
     add("[measurement]")
     key("source", Self.quoted(measurement.source), "board (the board's sensor) | replay:FILE.csv | synthetic")
@@ -33,10 +38,13 @@ extension MonitorConfiguration {
     add("[store]")
     key("db", Self.quoted(store.database), "SQLite database: measurements, beats, baseline, sync outbox")
     key("flush_s", Self.number(store.flushSeconds), "longest a row waits in memory: what a power cut can lose")
-    key("durability", Self.quoted(store.durability.rawValue), "full (fsync each commit) | normal (fewer writes, ~35 s at risk)")
+    key("durability", Self.quoted(store.durability.rawValue),
+        "full (fsync each commit) | normal (fewer writes, ~35 s at risk)")
     key("retention_days", Self.number(store.measurementRetentionDays), "uploaded measurements kept this long")
-    key("retention_ibi_days", Self.number(store.ibiRetentionDays), "beat intervals kept this long (the baseline uses 30)")
-    key("max_db_mb", Self.number(store.maxDatabaseMegabytes), "above this the oldest uploaded rows go (never unsynced ones)")
+    key("retention_ibi_days", Self.number(store.ibiRetentionDays),
+        "beat intervals kept this long (the baseline uses 30)")
+    key("max_db_mb", Self.number(store.maxDatabaseMegabytes),
+        "above this the oldest uploaded rows go (never unsynced ones)")
     add()
     add("[sync]")
     key("hub", Self.quoted(sync.hub), "the hub's URL, e.g. \"https://hub.local:8443\"; empty: no sync")
@@ -62,6 +70,9 @@ extension MonitorConfiguration {
     key("stale_after_s", Self.number(kiosk.staleAfterSeconds), "kiosk mode: older data is shown as old")
     return lines.joined(separator: "\n") + "\n"
   }
+
+  /// Where the comments start, so that most values line up.
+  static let commentColumn = 34
 
   static func quoted(_ text: String) -> String {
     var escaped = "\""

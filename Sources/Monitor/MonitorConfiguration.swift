@@ -31,6 +31,8 @@ public struct MonitorConfiguration: Sendable, Equatable {
     /// Treat the wall clock as synchronised; nil = only on a simulated board. Needed on boards with a
     /// battery-backed RTC and no NTP; wrong on a Pi without RTC (rows before NTP would be placed wrongly).
     public var assumeClockSynchronised: Bool?
+    /// Page out the binary's start-up-only pages once the first result is shown (`StartupMemory`).
+    public var releaseStartupMemory: Bool
   }
 
   /// `[measurement]`
@@ -102,7 +104,9 @@ public struct MonitorConfiguration: Sendable, Equatable {
   public static func defaults(mode: MonitorMode = .desk) -> MonitorConfiguration {
     let wearable = mode == .wearable
     return MonitorConfiguration(
-      device: Device(id: defaultDeviceID(), mode: mode, board: wearable ? "rpizero2w" : "rpi4", assumeClockSynchronised: nil),
+      device: Device(
+        id: defaultDeviceID(), mode: mode, board: wearable ? "rpizero2w" : "rpi4", assumeClockSynchronised: nil,
+        releaseStartupMemory: true),
       measurement: Measurement(source: "board", windowSeconds: 60, stepSeconds: 10),
       store: StoreSettings(
         database: StorePaths.defaultDatabasePath(),
@@ -141,7 +145,8 @@ public struct MonitorConfiguration: Sendable, Equatable {
 
   public var retention: RetentionPolicy {
     RetentionPolicy(
-      measurementMaxAgeSeconds: store.measurementRetentionDays * 86_400, ibiMaxAgeSeconds: store.ibiRetentionDays * 86_400,
+      measurementMaxAgeSeconds: store.measurementRetentionDays * 86_400,
+      ibiMaxAgeSeconds: store.ibiRetentionDays * 86_400,
       maxDatabaseBytes: Int64(store.maxDatabaseMegabytes * 1_048_576))
   }
 

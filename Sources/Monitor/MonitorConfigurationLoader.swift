@@ -47,6 +47,8 @@ public enum MonitorConfigurationLoader {
         config.device.board = board
       }
       config.device.assumeClockSynchronised = try section.bool("assume_clock_synchronised")
+      config.device.releaseStartupMemory =
+        try section.bool("release_startup_memory") ?? config.device.releaseStartupMemory
       try section.finish()
       deviceSection = section
     }
@@ -58,7 +60,8 @@ public enum MonitorConfigurationLoader {
         }
         config.measurement.source = source
       }
-      config.measurement.windowSeconds = try section.number("window_s", range: 10...3600) ?? config.measurement.windowSeconds
+      config.measurement.windowSeconds =
+        try section.number("window_s", range: 10...3600) ?? config.measurement.windowSeconds
       config.measurement.stepSeconds = try section.number("step_s", range: 1...3600) ?? config.measurement.stepSeconds
       if config.measurement.stepSeconds > config.measurement.windowSeconds {
         throw section.invalid(
@@ -70,7 +73,9 @@ public enum MonitorConfigurationLoader {
 
     if var section = TOMLSectionReader.optional(document, "store") {
       if let db = try section.string("db") {
-        guard !db.isEmpty else { throw section.invalid("db", "give the database path, e.g. /var/lib/stressmon/stressmon.db") }
+        guard !db.isEmpty else {
+          throw section.invalid("db", "give the database path, e.g. /var/lib/stressmon/stressmon.db")
+        }
         config.store.database = db
       }
       config.store.flushSeconds = try section.number("flush_s", range: 0.5...600) ?? config.store.flushSeconds
@@ -125,7 +130,8 @@ public enum MonitorConfigurationLoader {
         config.kiosk.hub = hub
       }
       config.kiosk.pollSeconds = try section.number("poll_s", range: 1...3_600) ?? config.kiosk.pollSeconds
-      config.kiosk.staleAfterSeconds = try section.number("stale_after_s", range: 10...604_800) ?? config.kiosk.staleAfterSeconds
+      config.kiosk.staleAfterSeconds =
+        try section.number("stale_after_s", range: 10...604_800) ?? config.kiosk.staleAfterSeconds
       try section.finish()
     }
     return config

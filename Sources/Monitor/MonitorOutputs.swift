@@ -129,7 +129,8 @@ extension Monitor {
     clocks: RunClocks, dataClock: DataClock, emit: @escaping @Sendable (MonitorEvent) -> Void
   ) throws(MonitorError) -> OpenOutputs {
     var leds: LEDStage?
-    if configuration.display.leds, let wiring = BoardOutputs.ledWiring(board, breathingPacer: configuration.display.breathingPacer) {
+    let breathingPacer = configuration.display.breathingPacer
+    if configuration.display.leds, let wiring = BoardOutputs.ledWiring(board, breathingPacer: breathingPacer) {
       do {
         let indicator: LEDIndicator
         var chip: SimulatedGPIOChip?
@@ -141,11 +142,13 @@ extension Monitor {
           indicator = try LEDIndicator.open(wiring: wiring, clock: clocks.indicator)
         }
         leds = LEDStage(
-          indicator: indicator, wiring: wiring, clock: clocks.indicator, virtualClock: clocks.virtualIndicator, chip: chip,
+          indicator: indicator, wiring: wiring, clock: clocks.indicator, virtualClock: clocks.virtualIndicator,
+          chip: chip,
           policy: speed.isPaced ? .coalesce : .backpressure(64), dataClock: dataClock, emit: emit)
       } catch {
         throw .unavailable(
-          "LEDs (board \(board.name)): \(error); check [gpio] and [leds] in \(board.path), or set [display] leds = false",
+          "LEDs (board \(board.name)): \(error); check [gpio] and [leds] in \(board.path), "
+            + "or set [display] leds = false",
           code: 69)
       }
     }
@@ -159,21 +162,23 @@ extension Monitor {
         // The emulated panel starts blank on every run: a state file from an earlier run would describe glass that
         // no longer exists (its first partial refresh would ghost).
         unlink(statePath)
-        let (display, emulator) = EPaperDisplay.simulated(model: model, statePath: statePath, clock: clocks.panel, policy: policy)
+        let (display, emulator) = EPaperDisplay.simulated(
+          model: model, statePath: statePath, clock: clocks.panel, policy: policy)
         panel = PanelStage(
-          display: display, model: model, policy: policy, emulator: emulator, imagePath: image, policy: speed.isPaced ? .coalesce : .backpressure(64),
+          display: display, model: model, refreshPolicy: policy, emulator: emulator, imagePath: image,
+          mailbox: speed.isPaced ? .coalesce : .backpressure(64),
           emit: emit)
       } else if let pins = BoardOutputs.panelPins(board) {
         do {
           let driver = try EPaperDriver.open(model: model, pins: pins, clock: clocks.panel)
           panel = PanelStage(
-            display: EPaperDisplay(driver: driver, statePath: statePath, policy: policy), model: model, policy: policy,
-            emulator: nil, imagePath: nil,
-            policy: .coalesce, emit: emit)
+            display: EPaperDisplay(driver: driver, statePath: statePath, policy: policy), model: model,
+            refreshPolicy: policy, emulator: nil, imagePath: nil, mailbox: .coalesce, emit: emit)
         } catch {
           if let leds { Task { await leds.indicator.shutdown() } }
           throw .unavailable(
-            "e-paper panel (board \(board.name)): \(error); check [epaper] in \(board.path), or set [display] panel = false",
+            "e-paper panel (board \(board.name)): \(error); check [epaper] in \(board.path), "
+              + "or set [display] panel = false",
             code: 69)
         }
       }

@@ -34,7 +34,8 @@ final class PanelStage: Sendable {
   private let logger = Logger(label: "stressmon.monitor.panel")
 
   init(
-    display: EPaperDisplay, model: EPaperModel, policy refreshPolicy: RefreshPolicy, emulator: EPaperEmulator?, imagePath: String?, policy: Mailbox<Command>.Policy,
+    display: EPaperDisplay, model: EPaperModel, refreshPolicy: RefreshPolicy, emulator: EPaperEmulator?,
+    imagePath: String?, mailbox policy: Mailbox<Command>.Policy,
     emit: @escaping @Sendable (MonitorEvent) -> Void
   ) {
     self.display = display

@@ -54,6 +54,7 @@ final class SamplingLoop: Sendable {
   /// Baselines from the store, applied to the analyzer at the next block.
   private let relay: BaselineRelay
   private let dataClock: DataClock
+  private let onFirstWindow: @Sendable () -> Void
   private let progress = Mutex(Progress())
   private let current: Mutex<any PulseSource>
   private let logger = Logger(label: "stressmon.monitor")
@@ -61,8 +62,10 @@ final class SamplingLoop: Sendable {
   init(
     settings: Settings, source: any PulseSource, reopen: @escaping @Sendable () throws(SensorError) -> any PulseSource,
     sleepClock: any SensorClock, timeBase: TimeBase, store: StoreStage?, board: StatusBoard,
-    events: Mailbox<MonitorEvent>, baseline: PersonalBaseline, relay: BaselineRelay, dataClock: DataClock
+    events: Mailbox<MonitorEvent>, baseline: PersonalBaseline, relay: BaselineRelay, dataClock: DataClock,
+    onFirstWindow: @escaping @Sendable () -> Void = {}
   ) {
+    self.onFirstWindow = onFirstWindow
     self.relay = relay
     self.dataClock = dataClock
     self.settings = settings
@@ -90,7 +93,8 @@ final class SamplingLoop: Sendable {
     var analyzer: PulseAnalyzer
     do {
       analyzer = try PulseAnalyzer(
-        rateHz: rateHz, polarity: polarity, configuration: settings.analyzer, baseline: progress.withLock { $0.baseline })
+        rateHz: rateHz, polarity: polarity, configuration: settings.analyzer,
+        baseline: progress.withLock { $0.baseline })
     } catch {
       throw .unavailable(error.description, code: 65)
     }
@@ -174,8 +178,12 @@ final class SamplingLoop: Sendable {
       case .window(let summary):
         let record = makeRecord(summary, streamSeconds: now, clockNow: clockNow, baseline: analyzer.baseline)
         records.append(record)
-        progress.withLock { progress in
+        let first = progress.withLock { progress -> Bool in
           progress.windows += 1
+          return progress.windows == 1
+        }
+        if first { onFirstWindow() }
+        progress.withLock { progress in
           if let category = summary.stress?.category {
             progress.categories[category, default: 0] += 1
           } else {
@@ -245,7 +253,9 @@ final class SamplingLoop: Sendable {
   }
 
   /// A finished window: scored (measuring, or learning while the default baseline applies) or not.
-  static func apply(window: HRVWindowSummary, wall: Double, liveQuality: SignalQuality, to status: inout MonitorStatus) {
+  static func apply(
+    window: HRVWindowSummary, wall: Double, liveQuality: SignalQuality, to status: inout MonitorStatus
+  ) {
     // Windows come seconds after they end: with no finger on the sensor now, an earlier good window is not
     // what the wearer should see.
     if liveQuality == .noContact {

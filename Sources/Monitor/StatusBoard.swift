@@ -64,7 +64,8 @@ final class StatusBoard: Sendable {
 
   /// Back-pressure for `--speed max`: waits until the outputs have room (call from the sampling loop only).
   func waitForRoom(limit: Int) async {
-    for count in [{ self.outputs.leds?.count ?? 0 }, { self.outputs.panel?.count ?? 0 }, { self.outputs.events.count }] {
+    let queues = [{ self.outputs.leds?.count ?? 0 }, { self.outputs.panel?.count ?? 0 }, { self.outputs.events.count }]
+    for count in queues {
       while count() > limit {
         do { try await Task.sleep(nanoseconds: 200_000) } catch { return }
       }

@@ -49,20 +49,31 @@ struct RunCommand: AsyncParsableCommand {
   @Option(name: .long, help: ArgumentHelp("The configuration file (TOML).", valueName: "file"))
   var config: String?
 
-  @Option(name: .long, help: ArgumentHelp("Board name (rpi3, rpi4, rpi5, rpizero2w, sim) or a board file.", valueName: "name|file"))
+  @Option(
+    name: .long,
+    help: ArgumentHelp("Board name (rpi3, rpi4, rpi5, rpizero2w, sim) or a board file.", valueName: "name|file"))
   var board: String?
 
-  @Option(name: .long, help: ArgumentHelp("max30102 (the board's sensor), replay:FILE.csv or synthetic.", valueName: "source"))
+  @Option(
+    name: .long,
+    help: ArgumentHelp("max30102 (the board's sensor), replay:FILE.csv or synthetic.", valueName: "source"))
   var source: String?
 
-  @Option(name: .long, help: ArgumentHelp(
-    "realtime, max (as fast as possible), or N for N× real time (simulated board or replay only).", valueName: "speed"))
+  @Option(
+    name: .long,
+    help: ArgumentHelp(
+      "realtime, max (as fast as possible), or N for N× real time (simulated board or replay only).",
+      valueName: "speed"))
   var speed: String?
 
-  @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Stop after this many seconds of data.", valueName: "s"))
+  @Option(
+    name: .long, parsing: .unconditional,
+    help: ArgumentHelp("Stop after this many seconds of data.", valueName: "s"))
   var duration: String?
 
-  @Option(name: .long, help: ArgumentHelp("The database (default: the config's, else the user's data directory).", valueName: "path"))
+  @Option(
+    name: .long,
+    help: ArgumentHelp("The database (default: the config's, else the user's data directory).", valueName: "path"))
   var db: String?
 
   @Option(name: .long, help: ArgumentHelp("desk, wearable or kiosk.", valueName: "mode"))
@@ -90,7 +101,9 @@ struct RunCommand: AsyncParsableCommand {
       return
     }
     let runSpeed = try parsedSpeed()
-    let seconds = try duration.map { try NumericOption.parse($0, flag: "--duration", unit: "s", range: Self.durationRange) }
+    let seconds = try duration.map {
+      try NumericOption.parse($0, flag: "--duration", unit: "s", range: Self.durationRange)
+    }
     let monitor = Monitor(configuration: configuration, board: loaded, speed: runSpeed, durationSeconds: seconds)
     let signals = Self.stopOnSignals { name in monitor.stop(reason: name) }
     defer { signals.forEach { $0.cancel() } }

@@ -37,7 +37,8 @@ final class RunEventPrinter: Sendable {
   static func text(_ event: MonitorEvent) -> String? {
     switch event {
     case .started(let info):
-      var lines = ["stressmon run: \(info.mode.rawValue) mode on board \(info.board)\(info.simulated ? " (simulated)" : ""), "
+      let board = info.board + (info.simulated ? " (simulated)" : "")
+      var lines = ["stressmon run: \(info.mode.rawValue) mode on board \(board), "
         + "source \(info.source), speed \(info.speed), device \(info.deviceID)"]
       var outputs: [String] = []
       if let database = info.database { outputs.append("store \(database)") }
@@ -56,12 +57,18 @@ final class RunEventPrinter: Sendable {
         text += "uncategorised (\(summary.quality.displayText))"
       }
       if let metrics = summary.metrics {
-        text += "  HRV \(metrics.sdnnMs.formatted(decimals: 1)) ms  HR \(metrics.meanHeartRateBpm.formatted(decimals: 0)) bpm"
+        text += "  HRV \(metrics.sdnnMs.formatted(decimals: 1)) ms"
+          + "  HR \(metrics.meanHeartRateBpm.formatted(decimals: 0)) bpm"
       }
       text += record.baselinePersonal ? "  personal baseline" : "  default baseline"
       return row(at.dataSeconds, "window", text)
     case .baseline(let baseline, let at):
-      if !baseline.isPersonal { return row(at.dataSeconds, "baseline", "default (HRV 50 ms, resting HR 60 bpm) until 30 good windows") }
+      if !baseline.isPersonal {
+        return row(at.dataSeconds, "baseline",
+          "default (HRV \(baseline.hrvMs.formatted(decimals: 0)) ms, resting HR "
+            + "\(baseline.restingHeartRateBpm.formatted(decimals: 0)) bpm) until "
+            + "\(BaselineCalculator().minimumWindows) good windows are stored")
+      }
       return row(at.dataSeconds, "baseline",
         "personal: HRV \(baseline.hrvMs.formatted(decimals: 1)) ms, resting HR "
           + "\(baseline.restingHeartRateBpm.formatted(decimals: 0)) bpm from \(baseline.windowCount) windows")
@@ -80,7 +87,9 @@ final class RunEventPrinter: Sendable {
     case .notice(let text, let at):
       return row(at.dataSeconds, "notice", text)
     case .kiosk(let latest, let at):
-      guard let record = latest.record else { return row(at.dataSeconds, "hub", "no measurement of \(latest.deviceId) yet") }
+      guard let record = latest.record else {
+        return row(at.dataSeconds, "hub", "no measurement of \(latest.deviceId) yet")
+      }
       let what = record.category?.rawValue ?? "uncategorised (\(record.quality.displayText))"
       let age = latest.serverTime - record.windowEnd
       return row(at.dataSeconds, "hub", "\(latest.deviceId): \(what), \(age.formatted(decimals: 0)) s old")
@@ -97,7 +106,9 @@ final class RunEventPrinter: Sendable {
     if let category = status.category, status.phase != .measuring && status.phase != .learningBaseline {
       text += ", showing \(category.rawValue)"
     }
-    if !status.faults.isEmpty { text = "error: " + status.faults.map(\.description).joined(separator: "; ") + " (" + text + ")" }
+    if !status.faults.isEmpty {
+      text = "error: " + status.faults.map(\.description).joined(separator: "; ") + " (" + text + ")"
+    }
     return text
   }
 
@@ -142,13 +153,17 @@ final class RunEventPrinter: Sendable {
       }
     }
     if let image = summary.panelImage {
-      lines.append("Panel: \(image) (\(summary.panelFullRefreshes) full, \(summary.panelPartialRefreshes) partial refreshes)"
+      lines.append(
+        "Panel: \(image) (\(summary.panelFullRefreshes) full, \(summary.panelPartialRefreshes) partial refreshes)"
         + (summary.panelAsleep == true ? ", asleep." : "."))
     }
-    if let released = summary.ledsReleased { lines.append(released ? "LEDs: off, lines released." : "LEDs: NOT released.") }
+    if let released = summary.ledsReleased {
+      lines.append(released ? "LEDs: off, lines released." : "LEDs: NOT released.")
+    }
     if summary.droppedDisplayUpdates > 0 || summary.droppedEvents > 0 {
-      lines.append("Skipped while busy: \(summary.droppedDisplayUpdates) display update(s), \(summary.droppedEvents) event(s) "
-        + "(never samples or rows).")
+      lines.append(
+        "Skipped while busy: \(summary.droppedDisplayUpdates) display update(s), \(summary.droppedEvents) event(s) "
+          + "(never samples or rows).")
     }
     return lines.joined(separator: "\n")
   }
@@ -262,8 +277,8 @@ final class RunEventPrinter: Sendable {
       o.integer("gaps", summary.gaps)
       o.integer("beats", summary.beats)
       o.integer("windows", summary.windows)
-      o.raw("categories", "{" + StressCategory.allCases.map { "\(JSONLine.quoted($0.rawValue)):\(summary.categories[$0] ?? 0)" }
-        .joined(separator: ",") + "}")
+      let categories = StressCategory.allCases.map { "\(JSONLine.quoted($0.rawValue)):\(summary.categories[$0] ?? 0)" }
+      o.raw("categories", "{" + categories.joined(separator: ",") + "}")
       o.raw("uncategorised", "{" + WindowQuality.allCases.filter { $0 != .good }
         .map { "\(JSONLine.quoted($0.rawValue)):\(summary.uncategorised[$0] ?? 0)" }.joined(separator: ",") + "}")
       o.bool("baseline_personal", summary.baseline?.isPersonal)

@@ -16,6 +16,7 @@ struct ConfigurationTests {
       mode = "wearable"
       board = "sim"
       assume_clock_synchronised = true
+      release_startup_memory = false
 
       [measurement]
       source = "synthetic"
@@ -52,7 +53,7 @@ struct ConfigurationTests {
 
     // Then the file's values are used
     #expect(config.device.id == "wrist-7" && config.device.mode == .wearable && config.device.board == "sim")
-    #expect(config.device.assumeClockSynchronised == true)
+    #expect(config.device.assumeClockSynchronised == true && !config.device.releaseStartupMemory)
     #expect(config.measurement.source == "synthetic")
     #expect(config.measurement.windowSeconds == 120 && config.measurement.stepSeconds == 30)
     #expect(config.store.database == "/data/w.db" && config.store.durability == .normal)
@@ -103,7 +104,9 @@ struct ConfigurationTests {
     #expect(error?.sysexitCode == 65)
   }
 
-  @Test("the printed configuration reads back as the same configuration, for every mode", arguments: MonitorMode.allCases)
+  @Test(
+    "the printed configuration reads back as the same configuration, for every mode",
+    arguments: MonitorMode.allCases)
   func printedReadsBack(mode: MonitorMode) throws {
     // Given a configuration with values that need quoting and fractions
     var config = MonitorConfiguration.defaults(mode: mode)
@@ -130,7 +133,8 @@ struct ConfigurationTests {
     let directory = try TemporaryDirectory("print-config")
     defer { directory.remove() }
     let printed = try CLIRunner.run(
-      ["run", "--print-config", "--board", "rpizero2w", "--mode", "wearable", "--db", "/srv/w.db", "--device", "wrist-1"])
+      ["run", "--print-config", "--board", "rpizero2w", "--mode", "wearable", "--db", "/srv/w.db",
+       "--device", "wrist-1"])
     #expect(printed.status == 0, "\(printed.stderr)")
     #expect(printed.stdout.contains("board = \"rpizero2w\""))
     #expect(printed.stdout.contains("mode = \"wearable\""))
@@ -158,8 +162,8 @@ struct ConfigurationTests {
       (["run", "--board", "rpi4", "--speed", "10", "--db", directory.file("x.db")], 64, "needs a simulated board"),
       (["run", "--board", "nosuchboard"], 66, "no board named 'nosuchboard'"),
       (["run", "--mode", "kiosk", "--board", "sim"], 64, "kiosk mode needs the device to show"),
-      (["run", "--board", "sim", "--source", "replay:" + directory.file("none.csv"), "--db", directory.file("x.db")], 66,
-       "none.csv"),
+      (["run", "--board", "sim", "--source", "replay:" + directory.file("none.csv"), "--db", directory.file("x.db")],
+       66, "none.csv"),
     ]
     for (arguments, code, message) in cases {
       let result = try CLIRunner.run(arguments, workingDirectory: directory.path)
@@ -175,7 +179,8 @@ struct ConfigurationTests {
     defer { directory.remove() }
     let result = try CLIRunner.run(["run", "--board", "rpi4", "--db", directory.file("x.db")])
     #expect(result.status == 69, "\(result.stderr)")
-    #expect(result.stderr.contains("GPIO chip 'pinctrl-bcm2711'") || result.stderr.contains("/dev/"), "\(result.stderr)")
-    #expect(result.stderr.contains("[display] leds = false") || result.stderr.contains("raspi-config"), "\(result.stderr)")
+    let message = result.stderr
+    #expect(message.contains("GPIO chip 'pinctrl-bcm2711'") || message.contains("/dev/"), "\(message)")
+    #expect(message.contains("[display] leds = false") || message.contains("raspi-config"), "\(message)")
   }
 }

@@ -19,19 +19,21 @@ struct KioskModeTests {
     let hub = try await LoopbackHub.start()
     defer { hub.stop() }
     let now = Date().timeIntervalSince1970
-    _ = try await hub.storage.upsert(deviceId: "desk-1", records: [try Self.record(.mild, device: "desk-1", endedAt: now - 20)])
-    _ = try await hub.storage.upsert(deviceId: "old-1", records: [try Self.record(.high, device: "old-1", endedAt: now - 3_600)])
+    let fresh = try Self.record(.mild, device: "desk-1", endedAt: now - 20)
+    let old = try Self.record(.high, device: "old-1", endedAt: now - 3_600)
+    _ = try await hub.storage.upsert(deviceId: "desk-1", records: [fresh])
+    _ = try await hub.storage.upsert(deviceId: "old-1", records: [old])
 
     // When a kiosk shows desk-1
-    let fresh = try await Self.runKiosk(device: "desk-1", hub: hub.baseURL, label: "fresh")
+    let shown = try await Self.runKiosk(device: "desk-1", hub: hub.baseURL, label: "fresh")
     // Then it shows mild: state, LEDs, panel
-    let status = try #require(fresh.log.statuses.last)
+    let status = try #require(shown.log.statuses.last)
     #expect(status.category == .mild)
     #expect(status.phase == .learningBaseline || status.phase == .measuring)
-    #expect(fresh.log.ledStates.contains(.category(.mild)))
-    #expect(fresh.log.panelDecisions.count >= 1)
-    #expect(fresh.summary.kioskPolls >= 2)
-    #expect(FileManager.default.fileExists(atPath: fresh.panelImage))
+    #expect(shown.log.ledStates.contains(.category(.mild)))
+    #expect(shown.log.panelDecisions.count >= 1)
+    #expect(shown.summary.kioskPolls >= 2)
+    #expect(FileManager.default.fileExists(atPath: shown.panelImage))
 
     // When it shows a device the hub has nothing for
     let none = try await Self.runKiosk(device: "new-1", hub: hub.baseURL, label: "none")
@@ -40,9 +42,9 @@ struct KioskModeTests {
     #expect(none.log.ledStates.last == .noContact)
 
     // When it shows the device whose data is an hour old
-    let old = try await Self.runKiosk(device: "old-1", hub: hub.baseURL, label: "old")
+    let aged = try await Self.runKiosk(device: "old-1", hub: hub.baseURL, label: "old")
     // Then the state is stale, the panel keeps the old category with "Old data", the LEDs do not claim it is current
-    let stale = try #require(old.log.statuses.last)
+    let stale = try #require(aged.log.statuses.last)
     guard case .stale(let age) = stale.phase else {
       Issue.record("expected stale, got \(stale.phase)")
       return
@@ -50,7 +52,7 @@ struct KioskModeTests {
     #expect(age > 3_500 && age < 3_700)
     #expect(stale.category == .high)
     #expect(stale.panelStatus.contains(.message("Old data, 60 min")))
-    #expect(old.log.ledStates.last == .noContact)
+    #expect(aged.log.ledStates.last == .noContact)
   }
 
   @Test("a hub that does not answer is an error; the LEDs blink the error rhythm")

@@ -78,7 +78,8 @@ struct PipelineTests {
     let rows = try run.storedMeasurements().map(\.record)
     let firstPersonal = try #require(rows.firstIndex { $0.baselinePersonal })
     #expect(firstPersonal >= 30)
-    #expect(rows[..<firstPersonal].allSatisfy { !$0.baselinePersonal && $0.baselineHrvMs == PersonalBaseline.default.hrvMs })
+    let defaultHRV = PersonalBaseline.default.hrvMs
+    #expect(rows[..<firstPersonal].allSatisfy { !$0.baselinePersonal && $0.baselineHrvMs == defaultHRV })
     #expect(rows[firstPersonal...].allSatisfy { $0.baselinePersonal })
     for row in rows[firstPersonal...] {
       let baseline = PersonalBaseline(
@@ -121,10 +122,16 @@ struct PipelineTests {
     var run = try SimulatedRun("contact")
     defer { run.directory.remove() }
     let sensor = EmulatorHandle { index, handle in
-      if index >= 180 * 100 { handle.setFinger(present: true) } else if index >= 90 * 100 { handle.setFinger(present: false) }
+      if index >= 180 * 100 {
+        handle.setFinger(present: true)
+      } else if index >= 90 * 100 {
+        handle.setFinger(present: false)
+      }
     }
     let board = run.board
-    run.environment.makeSource = { options throws(SensorError) in try sensor.makeSource(board: board, options: options) }
+    run.environment.makeSource = { options throws(SensorError) in
+      try sensor.makeSource(board: board, options: options)
+    }
 
     // When it runs for 330 s of data
     let (_, log) = try await run.run(duration: 330)
@@ -154,7 +161,9 @@ struct PipelineTests {
       if index >= 90 * 100 { handle.unplugOnce() }
     }
     let board = run.board
-    run.environment.makeSource = { options throws(SensorError) in try sensor.makeSource(board: board, options: options) }
+    run.environment.makeSource = { options throws(SensorError) in
+      try sensor.makeSource(board: board, options: options)
+    }
     run.environment.sensorRetryInitialSeconds = 1
     run.environment.sensorRetryMaximumSeconds = 8
 

@@ -10,7 +10,8 @@ import TestSupport
 /// `stressmon analyze` reports for that file. (scripts/bench-daemon checks the same on a 24-hour file.)
 @Suite("Replay at --speed max stores what analyze reports")
 struct ReplayEquivalenceTests {
-  @Test("heartpy_data3 (11 minutes, 100 Hz): every stored window equals analyze's, re-scored where the baseline became personal")
+  @Test(
+    "heartpy_data3 (11 min, 100 Hz): every stored window equals analyze's; personal-baseline rows re-scored")
   func storedEqualsAnalyze() throws {
     // Given a real 100 Hz recording
     let recording = try SharedData.path("heartpy_data3.csv")
@@ -68,13 +69,16 @@ struct ReplayEquivalenceTests {
     #expect(try store.status().ibis > 1_000)
   }
 
-  static func expectClose(_ value: Double?, _ expected: Any?, _ tolerance: Double, sourceLocation: SourceLocation = #_sourceLocation) {
+  static func expectClose(
+    _ value: Double?, _ expected: Any?, _ tolerance: Double, sourceLocation: SourceLocation = #_sourceLocation
+  ) {
     switch (value, expected as? Double) {
     case (nil, nil): break
     case (let value?, let expected?):
       #expect(abs(value - expected) <= tolerance, "\(value) vs \(expected)", sourceLocation: sourceLocation)
     default:
-      #expect(Bool(false), "\(String(describing: value)) vs \(String(describing: expected))", sourceLocation: sourceLocation)
+      let text = "\(String(describing: value)) vs \(String(describing: expected))"
+      #expect(Bool(false), "\(text)", sourceLocation: sourceLocation)
     }
   }
 }

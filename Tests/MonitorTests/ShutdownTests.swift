@@ -52,7 +52,9 @@ struct ShutdownTests {
     #expect(stopped["leds_released"] as? Bool == true)
     #expect(stopped["unwritten_measurements"] as? Int == 0)
     // and the panel event of that refresh came before the end
-    #expect(events.contains { $0["event"] as? String == "panel" && ($0["decision"] as? String)?.contains("partialLimit") == true })
+    #expect(events.contains { event in
+      event["event"] as? String == "panel" && (event["decision"] as? String)?.contains("partialLimit") == true
+    })
     // and every window reported is in the store
     try Self.expectStored(events: events, database: directory.file("run.db"))
   }
@@ -90,7 +92,9 @@ struct ShutdownTests {
     try Self.expectStored(events: events, database: db)
   }
 
-  static func expectStored(events: [[String: Any]], database: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+  static func expectStored(
+    events: [[String: Any]], database: String, sourceLocation: SourceLocation = #_sourceLocation
+  ) throws {
     let reported = events.filter { $0["event"] as? String == "window" }.compactMap { $0["id"] as? String }
     #expect(!reported.isEmpty, sourceLocation: sourceLocation)
     let store = try MeasurementStore(path: database, options: .reading)
