@@ -35,6 +35,8 @@ final class LEDStage: Sendable {
   private let timeline = Mutex(Timeline())
   private let logger = Logger(label: "stressmon.monitor.leds")
 
+  /// Line changes this close together are one change of the LEDs.
+  static let sameInstantMilliseconds: Int64 = 2
   /// How often a paced run turns recorded line changes into events.
   static let timelineDrainMilliseconds: Int64 = 100
 
@@ -136,7 +138,8 @@ final class LEDStage: Sendable {
         let instant = events[index].milliseconds
         var changed = false
         let inFirstPeriod = instant < timeline.startMilliseconds + max(1, timeline.periodMilliseconds)
-        while index < events.count, events[index].milliseconds == instant {
+        // One tick writes every line within microseconds, which can straddle a millisecond: one instant.
+        while index < events.count, events[index].milliseconds - instant <= Self.sameInstantMilliseconds {
           let event = events[index]
           switch event.change {
           case .requested(let active), .set(let active):

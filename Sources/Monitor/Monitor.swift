@@ -402,9 +402,8 @@ public final class Monitor: Sendable {
         // be behind: never go backwards.
         let counted = status.baselineProgress?.windows ?? 0
         status.baselineProgress = (max(counted, learning.windows), learning.needed)
-      } else if report.baseline?.isPersonal == true {
-        status.baselineProgress = nil
       }
+      // A personal baseline clears the progress with the first window scored against it (the sampling loop).
       if syncWanted, let outbox = report.outbox {
         // "Offline" once rows wait longer than a few sync intervals (a short backlog is normal between runs).
         status.unsynced = outbox.pending > 0 ? outbox.pending : nil

@@ -162,8 +162,8 @@ final class RunEventPrinter: Sendable {
     }
     if summary.droppedDisplayUpdates > 0 || summary.droppedEvents > 0 {
       lines.append(
-        "Skipped while busy: \(summary.droppedDisplayUpdates) display update(s), \(summary.droppedEvents) event(s) "
-          + "(never samples or rows).")
+        "Superseded while a display was busy: \(summary.droppedDisplayUpdates) display update(s); events dropped: "
+          + "\(summary.droppedEvents) (samples and rows are never dropped).")
     }
     return lines.joined(separator: "\n")
   }
