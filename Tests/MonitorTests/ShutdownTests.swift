@@ -30,34 +30,43 @@ struct ShutdownTests {
       [display]
       panel_min_refresh_s = 0
       """)
-    let process = try LiveProcess(
-      ["run", "--config", config, "--board", board, "--speed", "4", "--json"], workingDirectory: directory.path)
+    // When SIGTERM arrives as soon as that full refresh has started (on a machine busy enough that the signal
+    // came only after the refresh, the run is repeated: the point is a signal *during* a refresh)
+    var sawRefreshInProgress = false
+    for attempt in 1...Self.attempts where !sawRefreshInProgress {
+      try? FileManager.default.removeItem(atPath: directory.file("run.db"))
+      let process = try LiveProcess(
+        ["run", "--config", config, "--board", board, "--speed", "4", "--json"], workingDirectory: directory.path)
+      let refreshing = process.waitForEvent(timeout: 60, hint: "partialLimit") { event in
+        event["event"] as? String == "panel_refreshing"
+          && (event["decision"] as? String)?.contains("partialLimit") == true
+      }
+      process.send(SIGTERM)
+      let status = process.waitForExit(timeout: 30)
 
-    // When SIGTERM arrives as soon as that full refresh has started
-    let refreshing = process.waitForEvent(timeout: 60, hint: "partialLimit") { event in
-      event["event"] as? String == "panel_refreshing"
-        && (event["decision"] as? String)?.contains("partialLimit") == true
+      // Then it exits 0 after finishing the refresh, with the panel asleep and the LEDs released
+      #expect(refreshing != nil, "no full refresh seen: \(process.stderr)")
+      #expect(status == 0, "\(process.stderr)")
+      let events = process.events
+      sawRefreshInProgress = events.contains { ($0["message"] as? String)?.contains("panel refresh in progress") == true }
+      let stopped = try #require(events.last { $0["event"] as? String == "stopped" })
+      #expect(stopped["reason"] as? String == "SIGTERM")
+      #expect(stopped["panel_asleep"] as? Bool == true)
+      #expect(stopped["leds_released"] as? Bool == true)
+      #expect(stopped["unwritten_measurements"] as? Int == 0)
+      // and the panel event of that refresh came before the end
+      #expect(events.contains { event in
+        event["event"] as? String == "panel" && (event["decision"] as? String)?.contains("partialLimit") == true
+      })
+      // and every window reported is in the store
+      try Self.expectStored(events: events, database: directory.file("run.db"))
+      if !sawRefreshInProgress { print("SIGTERM came after the refresh (attempt \(attempt)); trying again") }
     }
-    process.send(SIGTERM)
-    let status = process.waitForExit(timeout: 30)
-
-    // Then it exits 0 after finishing the refresh, with the panel asleep and the LEDs released
-    #expect(refreshing != nil, "no full refresh seen: \(process.stderr)")
-    #expect(status == 0, "\(process.stderr)")
-    let events = process.events
-    #expect(events.contains { ($0["message"] as? String)?.contains("panel refresh in progress") == true })
-    let stopped = try #require(events.last { $0["event"] as? String == "stopped" })
-    #expect(stopped["reason"] as? String == "SIGTERM")
-    #expect(stopped["panel_asleep"] as? Bool == true)
-    #expect(stopped["leds_released"] as? Bool == true)
-    #expect(stopped["unwritten_measurements"] as? Int == 0)
-    // and the panel event of that refresh came before the end
-    #expect(events.contains { event in
-      event["event"] as? String == "panel" && (event["decision"] as? String)?.contains("partialLimit") == true
-    })
-    // and every window reported is in the store
-    try Self.expectStored(events: events, database: directory.file("run.db"))
+    #expect(sawRefreshInProgress, "in \(Self.attempts) runs the signal never arrived during the refresh")
   }
+
+  /// Runs of the panel case before giving up on catching the refresh (the machine may be busy with other tests).
+  static let attempts = 3
 
   @Test("SIGTERM during a store write: the write completes once the database is free, every reported window is stored")
   func duringStoreWrite() throws {
