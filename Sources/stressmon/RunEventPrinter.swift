@@ -4,6 +4,12 @@ import StressModel
 import SyncWire
 import Synchronization
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// Prints the daemon's events: a timeline for people (state changes, windows, the LED timeline, panel
 /// refreshes), or one JSON object per line with `--json` (the `event` key says which). Called from the
 /// monitor's delivery task, so printing never holds up the sampling.
@@ -19,7 +25,7 @@ final class RunEventPrinter: Sendable {
 
   func print(_ event: MonitorEvent) {
     if json {
-      CLIOutput.line(Self.jsonLine(event))
+      Self.emitLine(Self.jsonLine(event))
       return
     }
     if case .state(let status, _) = event {
@@ -29,7 +35,20 @@ final class RunEventPrinter: Sendable {
         return last != text
       }) else { return }
     }
-    if let text = Self.text(event) { CLIOutput.line(text) }
+    if let text = Self.text(event) { Self.emitLine(text) }
+  }
+
+  /// One line straight to stdout: events are a live stream (a terminal, a pipe into another tool, the journal),
+  /// so they are not held back in stdio's 4 KB buffer until it fills, as `print` does on a pipe.
+  static func emitLine(_ text: String) {
+    let bytes = Array((text + "\n").utf8)
+    var offset = 0
+    while offset < bytes.count {
+      let written = bytes[offset...].withUnsafeBufferPointer { write(1, $0.baseAddress, $0.count) }
+      if written < 0 && errno == EINTR { continue }
+      if written <= 0 { return }
+      offset += written
+    }
   }
 
   // MARK: - Text
