@@ -99,7 +99,8 @@ let package = Package(
     .target(
       name: "Monitor",
       dependencies: [
-        "PulseDSP", "StressModel", "Analysis", "Signals", "Sensors", "Indicators", "Store", "Config",
+        "PulseDSP", "StressModel", "Analysis", "Signals", "Sensors", "Indicators", "Store", "Config", "LinuxIO",
+        "SyncWire", "Sync",
         .product(name: "Logging", package: "swift-log"),
       ]
     ),
@@ -130,7 +131,16 @@ let package = Package(
       dependencies: ["Store", "SyncWire", "StressModel", .product(name: "Logging", package: "swift-log")],
       path: "Tests/StoreCrashWriter"
     ),
-    .testTarget(name: "MonitorTests", dependencies: ["Monitor", "TestSupport"]),
+    // The daemon: in-process pipeline runs on the simulated board, the real binary for SIGTERM and the replay
+    // equivalence, and kiosk mode against a real hub on loopback (hence Hub and Hummingbird, test-only).
+    .testTarget(
+      name: "MonitorTests",
+      dependencies: [
+        "Monitor", "stressmon", "Analysis", "Config", "CSQLite", "Hub", "Indicators", "LinuxIO", "PulseDSP", "Sensors",
+        "Signals", "Store", "StressModel", "SyncWire", "SyncTestSupport", "TestSupport",
+        .product(name: "Hummingbird", package: "hummingbird"),
+      ]
+    ),
     .testTarget(
       name: "DayReportTests", dependencies: ["DayReport", "StressModel", "SyncWire", "Indicators", "TestSupport"]
     ),

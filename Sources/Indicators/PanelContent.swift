@@ -52,6 +52,9 @@ public enum PanelStatus: Sendable, Hashable, CustomStringConvertible {
   case clockUnsynchronised
   /// A fault, in a few words.
   case error(String)
+  /// A state in a few words ("Starting", "Uncategorised: poor signal", "Old data, 14 min"): the daemon's phases
+  /// that have no case of their own.
+  case message(String)
 
   public var description: String {
     switch self {
@@ -61,6 +64,7 @@ public enum PanelStatus: Sendable, Hashable, CustomStringConvertible {
     case .offline(let unsynced): "Offline, \(unsynced) unsynced"
     case .clockUnsynchronised: "Clock not set"
     case .error(let text): "Error: \(text)"
+    case .message(let text): text
     }
   }
 }

@@ -1,1 +1,274 @@
-// The Monitor module. See README.md ("Architecture") for its place in the data flow.
+import Analysis
+import Config
+import FoundationEssentials
+import Indicators
+import Logging
+import PulseDSP
+import Sensors
+import Store
+import StressModel
+import Sync
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// What tests and special set-ups inject instead of the real thing.
+public struct MonitorEnvironment: Sendable {
+  /// The clocks rows are stamped with (default: `SystemStoreClock`, trusting the wall clock per the config).
+  public var storeClock: (any StoreClock)?
+  /// Builds the pulse source, and rebuilds it after the sensor was lost (default: `PulseSourceFactory` from the
+  /// config's source and the board).
+  public var makeSource: (@Sendable (PulseSourceOptions) throws(SensorError) -> any PulseSource)?
+  /// First wait before reopening a lost sensor, and the longest.
+  public var sensorRetryInitialSeconds = 1.0
+  public var sensorRetryMaximumSeconds = 60.0
+  /// Kiosk: seconds a question to the hub may take.
+  public var kioskTimeoutSeconds = 10.0
+  /// Sync: connect timeout and request timeout, seconds.
+  public var syncConnectTimeoutSeconds = 10.0
+  public var syncRequestTimeoutSeconds = 30.0
+  /// `stop()` ends the run gracefully (a signal handler calls it).
+  public var stop = StopSignal()
+
+  public init() {}
+}
+/// The daemon: one pipeline from the pulse source to the LEDs, the panel, the store and the hub (or, in kiosk
+/// mode, from the hub to the LEDs and the panel). See docs/daemon.md for the stages, the states and the
+/// shutdown order.
+public final class Monitor: Sendable {
+  // MARK: - Properties
+
+  public let configuration: MonitorConfiguration
+  public let board: Board
+  public let speed: RunSpeed
+  /// Data seconds to run (nil: until stopped, or the end of a replay).
+  public let durationSeconds: Double?
+  public let environment: MonitorEnvironment
+  private let logger = Logger(label: "stressmon.monitor")
+
+  // MARK: - Initialization
+
+  public init(
+    configuration: MonitorConfiguration, board: Board, speed: RunSpeed = .realtime, durationSeconds: Double? = nil,
+    environment: MonitorEnvironment = MonitorEnvironment()
+  ) {
+    self.configuration = configuration
+    self.board = board
+    self.speed = speed
+    self.durationSeconds = durationSeconds
+    self.environment = environment
+  }
+
+  // MARK: - Public
+
+  /// Ends the run gracefully: sampling stops, the store is flushed, the panel finishes its refresh and sleeps,
+  /// the LEDs go dark and the lines are released; `run` then returns its summary.
+  public func stop(reason: String = "stop requested") {
+    environment.stop.stop(reason: reason)
+  }
+
+  /// Runs until stopped, until the duration, or until a replay ends. `events` is called in order from the
+  /// monitor's delivery task (never from the sampling loop, so a slow consumer cannot hold up sampling).
+  public func run(
+    events handler: @escaping @Sendable (MonitorEvent) -> Void
+  ) async throws(MonitorError) -> MonitorSummary {
+    if let problem = configuration.problem() { throw .usage(problem) }
+    let clocks = try RunClocks(speed: speed)
+    let events = Mailbox<MonitorEvent>(policy: speed.isPaced ? .dropOldest(4_096) : .backpressure(4_096))
+    let emit: @Sendable (MonitorEvent) -> Void = { events.offer($0) }
+    let dataClock = DataClock()
+    // At `--speed max` the LEDs' virtual clock is moved along with the data: its 0 is data time 0.
+    if !speed.isPaced { dataClock.originMilliseconds = 0 }
+    let storeClock = environment.storeClock
+      ?? SystemStoreClock(assumeSynchronised: configuration.device.assumeClockSynchronised ?? board.simulated)
+    let timeBase = TimeBase(speed: speed, clock: storeClock)
+
+    // Usage mistakes first (a real sensor at 10×), then the outputs: a missing GPIO chip or SPI node stops the
+    // start with its fix before anything else opens.
+    let makeSource = configuration.device.mode == .kiosk ? nil : try sourceMaker(clocks: clocks)
+    let outputs = try openOutputs(clocks: clocks, dataClock: dataClock, emit: emit)
+    let board = StatusBoard(
+      initial: MonitorStatus(phase: .starting, clockSynchronised: storeClock.reading().synchronised),
+      outputs: StatusBoard.Outputs(
+        leds: outputs.leds?.mailbox, panel: outputs.panel?.mailbox, events: events,
+        panelOnKeyChangeOnly: configuration.display.panelOnCategoryChangeOnly,
+        localTime: { ClockTime(localTimeOfEpochSeconds: Int64($0.rounded(.down))) }),
+      clocks: { [dataClock] in
+        let data = dataClock.seconds
+        return (data, timeBase.wall(streamSeconds: data))
+      })
+    outputs.panel?.onFault.withLock { $0 = { message in Self.setPanelFault(board, message) } }
+
+    var summary = MonitorSummary(mode: configuration.device.mode, stopReason: "")
+    summary.panelImage = outputs.panel?.imagePath
+    let info = startInfo(outputs: outputs)
+
+    var result: Result<Void, MonitorError> = .success(())
+    await withTaskGroup(of: Void.self) { group in
+      group.addTask { while let event = await events.next() { handler(event) } }
+      outputs.startConsumers(in: &group)
+      if configuration.device.mode == .kiosk {
+        result = await runKiosk(
+          board: board, clocks: clocks, dataClock: dataClock, events: events, info: info, summary: &summary)
+      } else {
+        result = await runMeasuring(
+          makeSource: makeSource!, outputs: outputs, board: board, clocks: clocks, dataClock: dataClock,
+          timeBase: timeBase,
+          storeClock: storeClock, events: events, info: info, summary: &summary)
+      }
+      // Outputs: the panel finishes a refresh in progress (it then sleeps, as after every refresh), the LEDs go
+      // dark and release their lines.
+      let endMilliseconds = Int64((dataClock.seconds * 1000).rounded())
+      Self.noteBusyPanel(outputs, events: events, dataClock: dataClock)
+      await outputs.finishConsumers()
+      if let leds = outputs.leds { summary.ledsReleased = await leds.shutdown(atMilliseconds: endMilliseconds) }
+      if let panel = outputs.panel {
+        await panel.close()
+        let counts = panel.refreshCounts
+        summary.panelFullRefreshes = counts.full
+        summary.panelPartialRefreshes = counts.partial
+        summary.panelAsleep = panel.isAsleep
+      }
+      outputs.stopBackground()
+      summary.droppedDisplayUpdates = (outputs.leds?.mailbox.dropped ?? 0) + (outputs.panel?.mailbox.dropped ?? 0)
+      summary.droppedEvents = events.dropped
+      if summary.stopReason.isEmpty {
+        summary.stopReason = environment.stop.isStopped ? environment.stop.reason : "ended"
+      }
+      // A run that could not start ends with its error alone, not a summary of nothing.
+      if case .success = result { events.offer(.stopped(summary)) }
+      events.finish()
+    }
+    if case .failure(let error) = result { throw error }
+    return summary
+  }
+  // MARK: - Measuring (desk, wearable)
+
+  private func runMeasuring(
+    makeSource: @escaping @Sendable () throws(SensorError) -> any PulseSource, outputs: OpenOutputs,
+    board: StatusBoard, clocks: RunClocks,
+    dataClock: DataClock, timeBase: TimeBase,
+    storeClock: any StoreClock, events: Mailbox<MonitorEvent>, info: MonitorStartInfo, summary: inout MonitorSummary
+  ) async -> Result<Void, MonitorError> {
+    let relay = BaselineRelay()
+    let firstResult = StopSignal()
+    let syncWanted = !configuration.sync.hub.isEmpty
+    let store = StoreStage(
+      path: configuration.store.database, clock: storeClock, durability: configuration.store.durability,
+      flushSeconds: configuration.store.flushSeconds, retention: configuration.retention, reportsOutbox: syncWanted
+    ) { report in
+      Self.apply(report, board: board, relay: relay, events: events, dataClock: dataClock, syncWanted: syncWanted)
+    }
+    summary.database = configuration.store.database
+    let source: any PulseSource
+    do {
+      source = try makeSource()
+      try await source.start()
+    } catch {
+      _ = await store.close()
+      return .failure(.unavailable(error.description, code: error.sysexitCode))
+    }
+    var sync: SyncRunner?
+    if syncWanted {
+      do {
+        sync = try SyncRunner(configuration: configuration.sync, environment: environment, writer: store.writer)
+      } catch {
+        await source.stop()
+        _ = await store.close()
+        return .failure(error)
+      }
+    }
+    var started = info
+    started.source = source.info.settings
+    started.sampleRateHz = source.info.sampleRateHz
+    events.offer(.started(started))
+    let baseline = store.currentBaseline()
+    let sampling = SamplingLoop(
+      settings: SamplingLoop.Settings(
+        deviceID: configuration.device.id, analyzer: analyzerConfiguration(for: source.info),
+        durationSeconds: durationSeconds, speed: speed,
+        retry: .init(
+          initialSeconds: environment.sensorRetryInitialSeconds,
+          maximumSeconds: environment.sensorRetryMaximumSeconds)),
+      source: source, reopen: makeSource, sleepClock: clocks.sensor, timeBase: timeBase, store: store, board: board,
+      events: events, baseline: baseline, relay: relay, dataClock: dataClock, onFirstWindow: { firstResult.stop() })
+    store.start()
+    board.publishCurrent()
+    logger.info("measuring", metadata: [
+      "source": "\(source.info.settings)", "rate_hz": "\(source.info.sampleRateHz)",
+      "db": "\(configuration.store.database)",
+      "mode": "\(configuration.device.mode.rawValue)", "speed": "\(speed)"])
+
+    let stop = environment.stop
+    var failure: MonitorError?
+    let trimDone = StopSignal()
+    await withTaskGroup(of: Void.self) { group in
+      if let sync { group.addTask { await sync.run() } }
+      if speed.isPaced && configuration.device.releaseStartupMemory {
+        let clock = clocks.indicator
+        let logger = logger
+        group.addTask {
+          await runUntil(trimDone) {
+            await firstResult.wait()
+            // After the first result's LED change and panel refresh: those paths run every step from then on.
+            do { try await clock.sleep(milliseconds: Self.releaseStartupMemoryDelayMilliseconds) } catch { return }
+            StartupMemory.release(logger: logger)
+          }
+        }
+      }
+      // Sampling, raced against the stop request: whichever ends first cancels the other.
+      let thread = SamplingThread()
+      failure = await withTaskGroup(of: MonitorError?.self) { race in
+        race.addTask(executorPreference: thread) {
+          do throws(MonitorError) { try await sampling.run() } catch { return error }
+          return nil
+        }
+        race.addTask {
+          await stop.wait()
+          return nil
+        }
+        var failure: MonitorError?
+        if let first = await race.next(), let first { failure = first }
+        race.cancelAll()
+        for await outcome in race { if let outcome { failure = outcome } }
+        return failure
+      }
+      thread.shutdown()
+      trimDone.stop()
+      Self.noteBusyPanel(outputs, events: events, dataClock: dataClock)
+      await sampling.source.stop()
+      // Nothing measured is lost: every handed-over row is written before the outputs stop.
+      if store.isWriting {
+        events.offer(.notice(
+          "stopping: waiting for the store write in progress", at: EventTime(dataSeconds: dataClock.seconds)))
+      }
+      let health = await store.close()
+      await sync?.stop()
+      let progress = sampling.snapshot
+      summary.dataSeconds = progress.streamSeconds
+      summary.samples = progress.samples
+      summary.lostSamples = progress.lostSamples
+      summary.gaps = progress.gaps
+      summary.beats = progress.beats
+      summary.windows = progress.windows
+      summary.categories = progress.categories
+      summary.uncategorised = progress.uncategorised
+      summary.baseline = progress.baseline
+      summary.storedMeasurements = health.committedMeasurements
+      summary.storedIBIs = health.committedIBIs
+      summary.unwrittenMeasurements = health.bufferedMeasurements + store.droppedRecords
+      summary.stopReason = progress.sourceEnded ? "end of recording"
+        : progress.durationReached ? "duration reached" : stop.isStopped ? stop.reason : "ended"
+      summary.wallSeconds = clocks.elapsedWallSeconds
+    }
+    if let failure { return .failure(failure) }
+    return .success(())
+  }
+
+  /// How long after the first result start-up memory is released (the LEDs and the panel have shown it by then).
+  static let releaseStartupMemoryDelayMilliseconds: Int64 = 15_000
+}

@@ -77,6 +77,25 @@ public final class AsyncHTTPTransport: SyncTransport {
     request.method = .POST
     for header in headers { request.headers.add(name: header.name, value: header.value) }
     request.body = .bytes(ByteBuffer(bytes: body))
+    return try await execute(request, timeout: timeout)
+  }
+
+  /// GETs `path` (relative to the hub's base URL): the kiosk's `GET /v1/devices/{id}/latest`. Same TLS rules,
+  /// timeouts and answer size limit as `post`.
+  public func get(path: String, headers: [(name: String, value: String)] = [], timeout: Double) async throws
+    -> SyncHTTPResponse
+  {
+    var request = HTTPClientRequest(url: baseURL + path)
+    request.method = .GET
+    for header in headers { request.headers.add(name: header.name, value: header.value) }
+    return try await execute(request, timeout: timeout)
+  }
+
+  public func shutdown() async throws {
+    try await client.shutdown()
+  }
+
+  private func execute(_ request: HTTPClientRequest, timeout: Double) async throws -> SyncHTTPResponse {
     let response: HTTPClientResponse
     do {
       response = try await client.execute(request, timeout: .milliseconds(Int64(timeout * 1000)))
@@ -91,9 +110,5 @@ public final class AsyncHTTPTransport: SyncTransport {
       headers: response.headers.map { (name: $0.name, value: $0.value) },
       body: Array(buffer: bytes)
     )
-  }
-
-  public func shutdown() async throws {
-    try await client.shutdown()
   }
 }

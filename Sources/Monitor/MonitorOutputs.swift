@@ -1,0 +1,259 @@
+import Config
+import Indicators
+import LinuxIO
+import Sensors
+import Store
+import Sync
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// The clocks of one run. Paced runs share one `PacedClock` (sensor pacing, LED blinking, panel BUSY timing);
+/// `--speed max` has virtual clocks moved by the data: the sensor's, the LEDs' (moved along with the data
+/// time) and the panel's (its BUSY waits jump ahead on their own, so it must not share the LEDs' clock).
+struct RunClocks: Sendable {
+  let sensor: any SensorClock
+  let indicator: any IndicatorClock
+  let panel: any IndicatorClock
+  let virtualIndicator: VirtualIndicatorClock?
+  private let startedNanoseconds = PacedClock.monotonicNanoseconds()
+
+  init(speed: RunSpeed) throws(MonitorError) {
+    switch speed {
+    case .realtime, .times:
+      let factor: Double
+      if case .times(let n) = speed { factor = n } else { factor = 1 }
+      let paced = PacedClock(factor: factor)
+      sensor = paced
+      indicator = paced
+      panel = paced
+      virtualIndicator = nil
+    case .max:
+      let leds = VirtualIndicatorClock()
+      sensor = VirtualClock()
+      indicator = leds
+      panel = VirtualIndicatorClock()
+      virtualIndicator = leds
+    }
+  }
+
+  var elapsedWallSeconds: Double {
+    Double(PacedClock.monotonicNanoseconds() - startedNanoseconds) / 1e9
+  }
+}
+
+/// The LEDs and the panel once opened, and their tasks.
+struct OpenOutputs: Sendable {
+  var leds: LEDStage?
+  var panel: PanelStage?
+  let paced: Bool
+  let simulated: Bool
+  /// Set when each consumer has drained its mailbox.
+  private let ledsDone = StopSignal()
+  private let panelDone = StopSignal()
+  /// Ends the LED scheduler and timeline printer.
+  private let background = StopSignal()
+  private let busyPanelNoted = StopSignal()
+
+  init(leds: LEDStage?, panel: PanelStage?, paced: Bool, simulated: Bool) {
+    self.leds = leds
+    self.panel = panel
+    self.paced = paced
+    self.simulated = simulated
+  }
+
+  func startConsumers(in group: inout TaskGroup<Void>) {
+    let background = background
+    if let leds {
+      let done = ledsDone
+      group.addTask {
+        await leds.consume()
+        done.stop()
+      }
+      if paced {
+        group.addTask { await runUntil(background) { await leds.runScheduler() } }
+        if simulated { group.addTask { await runUntil(background) { await leds.runTimelinePrinter() } } }
+      }
+    } else {
+      ledsDone.stop()
+    }
+    if let panel {
+      let done = panelDone
+      group.addTask {
+        await panel.consume()
+        done.stop()
+      }
+    } else {
+      panelDone.stop()
+    }
+  }
+
+  /// No more updates: waits until the LEDs show the last state and a panel refresh in progress has completed.
+  func finishConsumers() async {
+    leds?.mailbox.finish()
+    panel?.mailbox.finish()
+    await ledsDone.wait()
+    await panelDone.wait()
+  }
+
+  /// True the first time only (the "waiting for the panel" notice is given once).
+  func notedBusyPanel() -> Bool {
+    guard !busyPanelNoted.isStopped else { return false }
+    busyPanelNoted.stop()
+    return true
+  }
+
+  func stopBackground() {
+    background.stop()
+  }
+}
+
+/// Runs `body` until it returns or `signal` is given (then cancels it).
+func runUntil(_ signal: StopSignal, _ body: @escaping @Sendable () async -> Void) async {
+  await withTaskGroup(of: Void.self) { group in
+    group.addTask { await body() }
+    group.addTask { await signal.wait() }
+    await group.next()
+    group.cancelAll()
+  }
+}
+
+extension Monitor {
+  /// Opens the board's LEDs and panel (simulated ones on a simulated board). A missing GPIO chip or SPI node
+  /// fails here with the fix (exit 69), unless `[display] leds`/`panel` turn them off.
+  func openOutputs(
+    clocks: RunClocks, dataClock: DataClock, emit: @escaping @Sendable (MonitorEvent) -> Void
+  ) throws(MonitorError) -> OpenOutputs {
+    var leds: LEDStage?
+    let breathingPacer = configuration.display.breathingPacer
+    if configuration.display.leds, let wiring = BoardOutputs.ledWiring(board, breathingPacer: breathingPacer) {
+      do {
+        let indicator: LEDIndicator
+        var chip: SimulatedGPIOChip?
+        if board.simulated {
+          let simulated = try LEDIndicator.simulated(wiring: wiring, clock: clocks.indicator)
+          indicator = simulated.0
+          chip = simulated.1
+        } else {
+          indicator = try LEDIndicator.open(wiring: wiring, clock: clocks.indicator)
+        }
+        leds = LEDStage(
+          indicator: indicator, wiring: wiring, clock: clocks.indicator, virtualClock: clocks.virtualIndicator,
+          chip: chip,
+          policy: speed.isPaced ? .coalesce : .backpressure(64), dataClock: dataClock, emit: emit)
+      } catch {
+        throw .unavailable(
+          "LEDs (board \(board.name)): \(error); check [gpio] and [leds] in \(board.path), "
+            + "or set [display] leds = false",
+          code: 69)
+      }
+    }
+    var panel: PanelStage?
+    if configuration.display.panel, let model = BoardOutputs.panelModel(board) {
+      let policy = RefreshPolicy(minimumIntervalSeconds: Int64(configuration.display.panelMinimumRefreshSeconds))
+      let statePath = configuration.panelStatePath
+      if board.simulated {
+        let image = board.epaper.output ?? "stressmon-panel.png"
+        try Self.checkWritable(image)
+        // The emulated panel starts blank on every run: a state file from an earlier run would describe glass that
+        // no longer exists (its first partial refresh would ghost).
+        unlink(statePath)
+        let (display, emulator) = EPaperDisplay.simulated(
+          model: model, statePath: statePath, clock: clocks.panel, policy: policy)
+        panel = PanelStage(
+          display: display, model: model, refreshPolicy: policy, emulator: emulator, imagePath: image,
+          mailbox: speed.isPaced ? .coalesce : .backpressure(64),
+          emit: emit)
+      } else if let pins = BoardOutputs.panelPins(board) {
+        do {
+          let driver = try EPaperDriver.open(model: model, pins: pins, clock: clocks.panel)
+          panel = PanelStage(
+            display: EPaperDisplay(driver: driver, statePath: statePath, policy: policy), model: model,
+            refreshPolicy: policy, emulator: nil, imagePath: nil, mailbox: .coalesce, emit: emit)
+        } catch {
+          if let leds { Task { await leds.indicator.shutdown() } }
+          throw .unavailable(
+            "e-paper panel (board \(board.name)): \(error); check [epaper] in \(board.path), "
+              + "or set [display] panel = false",
+            code: 69)
+        }
+      }
+    }
+    return OpenOutputs(leds: leds, panel: panel, paced: speed.isPaced, simulated: board.simulated)
+  }
+
+  /// The panel image's directory must exist and be writable (checked at start, not at the first refresh).
+  static func checkWritable(_ path: String) throws(MonitorError) {
+    let directory = path.contains("/") ? String(path[..<path.lastIndex(of: "/")!]) : "."
+    guard access(directory.isEmpty ? "/" : directory, W_OK) == 0 else {
+      throw .cannotCreate("cannot write the panel image \(path): directory '\(directory)' is missing or not writable; "
+        + "create it or run from a writable directory")
+    }
+  }
+}
+
+/// The background sync of a measuring run: `SyncClient.run()` over the store's outbox. The HTTP client (and its
+/// NIO threads) exists only when a hub is configured.
+final class SyncRunner: Sendable {
+  private let transport: AsyncHTTPTransport
+  private let client: SyncClient
+  private let stopSignal = StopSignal()
+
+  init(configuration: MonitorConfiguration.SyncSettings, environment: MonitorEnvironment, writer: StoreWriter)
+    throws(MonitorError)
+  {
+    let token: String
+    do {
+      token = try Self.readToken(configuration.tokenFile)
+    }
+    let settings = SyncConfiguration(
+      hubURL: configuration.hub, token: token, caFile: configuration.caFile.isEmpty ? nil : configuration.caFile,
+      allowInsecureHTTP: configuration.insecureHTTP, connectTimeout: environment.syncConnectTimeoutSeconds,
+      requestTimeout: environment.syncRequestTimeoutSeconds, interval: configuration.intervalSeconds)
+    do {
+      transport = try AsyncHTTPTransport(configuration: settings)
+      client = try SyncClient(outbox: WriterOutbox(writer: writer), transport: transport, configuration: settings)
+    } catch {
+      throw .usage("[sync]: \(error)")
+    }
+  }
+
+  func run() async {
+    let client = client
+    await runUntil(stopSignal) { await client.run() }
+  }
+
+  /// Ends the background loop (an upload in flight is cancelled; its rows stay pending) and closes connections.
+  func stop() async {
+    stopSignal.stop()
+    try? await transport.shutdown()
+  }
+
+  static func readToken(_ path: String) throws(MonitorError) -> String {
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else {
+      let reason = String(cString: strerror(errno))
+      throw .badFile(
+        "[sync] token_file \(path): \(reason); create it with 'stressmon-hub token create --device ID > \(path)' "
+          + "or leave [sync] hub empty", code: 66)
+    }
+    defer { close(fd) }
+    var bytes: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 512)
+    while true {
+      let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+      if count <= 0 { break }
+      bytes += buffer[0..<count]
+      if bytes.count > 4_096 { break }
+    }
+    let token = String(decoding: bytes, as: UTF8.self).filter { !$0.isWhitespace }
+    guard !token.isEmpty else {
+      throw .badFile("[sync] token_file \(path) is empty; put the device token in it", code: 65)
+    }
+    return token
+  }
+}

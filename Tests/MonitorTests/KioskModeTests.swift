@@ -1,0 +1,144 @@
+import Foundation
+import Hub
+import Hummingbird
+import Indicators
+import Logging
+import Monitor
+import StressModel
+import SyncTestSupport
+import SyncWire
+import Testing
+import TestSupport
+
+/// Kiosk mode against the real hub (routes and SQLite storage) listening on loopback.
+@Suite("Kiosk mode against a live hub", .serialized)
+struct KioskModeTests {
+  @Test("shows the device's latest category, says when there is none yet, and when it is old")
+  func showsLatestNoneAndStale() async throws {
+    // Given a hub holding a fresh mild window of desk-1 and an hour-old high window of old-1
+    let hub = try await LoopbackHub.start()
+    defer { hub.stop() }
+    let now = Date().timeIntervalSince1970
+    let fresh = try Self.record(.mild, device: "desk-1", endedAt: now - 20)
+    let old = try Self.record(.high, device: "old-1", endedAt: now - 3_600)
+    _ = try await hub.storage.upsert(deviceId: "desk-1", records: [fresh])
+    _ = try await hub.storage.upsert(deviceId: "old-1", records: [old])
+
+    // When a kiosk shows desk-1
+    let shown = try await Self.runKiosk(device: "desk-1", hub: hub.baseURL, label: "fresh")
+    // Then it shows mild: state, LEDs, panel
+    let status = try #require(shown.log.statuses.last)
+    #expect(status.category == .mild)
+    #expect(status.phase == .learningBaseline || status.phase == .measuring)
+    #expect(shown.log.ledStates.contains(.category(.mild)))
+    #expect(shown.log.panelDecisions.count >= 1)
+    #expect(shown.summary.kioskPolls >= 1)
+    #expect(FileManager.default.fileExists(atPath: shown.panelImage))
+
+    // When it shows a device the hub has nothing for
+    let none = try await Self.runKiosk(device: "new-1", hub: hub.baseURL, label: "none")
+    // Then it waits for data, the LEDs say there is nothing to show
+    #expect(none.log.statuses.last?.phase == .waitingForData)
+    #expect(none.log.ledStates.last == .noContact)
+
+    // When it shows the device whose data is an hour old
+    let aged = try await Self.runKiosk(device: "old-1", hub: hub.baseURL, label: "old")
+    // Then the state is stale, the panel keeps the old category with "Old data", the LEDs do not claim it is current
+    let stale = try #require(aged.log.statuses.last)
+    guard case .stale(let age) = stale.phase else {
+      Issue.record("expected stale, got \(stale.phase)")
+      return
+    }
+    #expect(age > 3_500 && age < 3_700)
+    #expect(stale.category == .high)
+    #expect(stale.panelStatus.contains(.message("Old data, 60 min")))
+    #expect(aged.log.ledStates.last == .noContact)
+  }
+
+  @Test("a hub that does not answer is an error; the LEDs blink the error rhythm")
+  func hubDown() async throws {
+    // Given a hub that was started and stopped again (nothing listens on its port)
+    let hub = try await LoopbackHub.start()
+    let url = hub.baseURL
+    hub.stop()
+    try await Task.sleep(for: .milliseconds(200))
+
+    // When a kiosk asks it
+    let run = try await Self.runKiosk(device: "desk-1", hub: url, label: "down")
+
+    // Then the state is an error about the hub, and the LEDs show the error rhythm
+    let status = try #require(run.log.statuses.last)
+    #expect(status.name == "error")
+    #expect(status.faults.first?.name == "hub")
+    #expect(run.log.ledStates.last == .error)
+  }
+
+  // MARK: - Helpers
+
+  static func record(_ category: StressCategory, device: String, endedAt: Double) throws -> MeasurementRecord {
+    var row = try MeasurementFixtures.records(device: device, count: 1)[0]
+    let range = category.levelRange
+    row.stressLevel = (range.lower + range.upper) / 2
+    row.category = category
+    row.quality = .good
+    row.windowEnd = endedAt
+    row.windowStart = endedAt - 60
+    row.modifiedAt = endedAt
+    return row
+  }
+
+  static func runKiosk(device: String, hub: String, label: String) async throws
+    -> (summary: MonitorSummary, log: EventLog, panelImage: String)
+  {
+    var run = try SimulatedRun("kiosk-\(label)")
+    run.configuration.device.mode = .kiosk
+    run.configuration.kiosk.device = device
+    run.configuration.kiosk.hub = hub
+    run.configuration.kiosk.pollSeconds = 2
+    run.configuration.sync.insecureHTTP = true
+    run.environment.kioskTimeoutSeconds = 2
+    // At 10× (a poll every 2 s of kiosk time is one every 0.2 s; a 2 s panel refresh takes 0.2 s).
+    let (summary, log) = try await run.run(speed: .times(10), duration: 8)
+    return (summary, log, run.board.epaper.output!)
+  }
+}
+
+/// The hub application on 127.0.0.1 with an ephemeral port and SQLite storage in a temporary directory.
+final class LoopbackHub: Sendable {
+  let storage: SQLiteHubStorage
+  let port: Int
+  private let task: Task<Void, any Error>
+  private let directory: TemporaryDirectory
+
+  private init(storage: SQLiteHubStorage, port: Int, task: Task<Void, any Error>, directory: TemporaryDirectory) {
+    self.storage = storage
+    self.port = port
+    self.task = task
+    self.directory = directory
+  }
+
+  var baseURL: String { "http://127.0.0.1:\(port)" }
+
+  static func start() async throws -> LoopbackHub {
+    let directory = try TemporaryDirectory("loopback-hub")
+    let storage = try SQLiteHubStorage(path: directory.file("hub.sqlite"))
+    try await storage.migrate()
+    let (bound, continuation) = AsyncStream<Int>.makeStream()
+    var logger = Logger(label: "test.hub")
+    logger.logLevel = .critical
+    let app = try HubServer.application(
+      storage: storage, host: "127.0.0.1", port: 0, logger: logger,
+      onServerRunning: { channel in
+        continuation.yield(channel.localAddress?.port ?? 0)
+        continuation.finish()
+      })
+    let task = Task { try await app.run() }
+    var iterator = bound.makeAsyncIterator()
+    guard let port = await iterator.next(), port > 0 else { throw HubStorageError("the test hub did not bind") }
+    return LoopbackHub(storage: storage, port: port, task: task, directory: directory)
+  }
+
+  func stop() {
+    task.cancel()
+  }
+}

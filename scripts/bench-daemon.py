@@ -1,0 +1,319 @@
+#!/usr/bin/env python3
+"""The measurements behind scripts/bench-daemon (run it through that script: it builds the release binary).
+
+Standard library only. Every figure comes from this run on this machine: /proc/PID/status (VmRSS, VmHWM),
+/proc/PID/stat (utime, stime), /proc/PID/io (write_bytes, wchar), and the daemon's own --json events
+(process_ms stamps on its monotonic clock).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import threading
+import time
+
+TARGET_RSS_MB = 15.0
+TARGET_CPU_PERCENT = 1.0
+TARGET_FIRST_CATEGORY_MS = 1000.0
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def proc_status(pid: int) -> dict[str, int]:
+    values = {}
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            key, _, rest = line.partition(":")
+            if key in ("VmRSS", "VmHWM", "Threads"):
+                values[key] = int(rest.split()[0])
+    return values
+
+
+def proc_cpu_seconds(pid: int) -> float:
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS  # utime, stime (fields 14, 15)
+
+
+def proc_io(pid: int) -> dict[str, int]:
+    values = {}
+    with open(f"/proc/{pid}/io") as f:
+        for line in f:
+            key, _, rest = line.partition(":")
+            values[key] = int(rest)
+    return values
+
+
+class Run:
+    """One `stressmon run --json` in real time, sampled once a second."""
+
+    def __init__(self, name: str, binary: str, work: str, extra: list[str], config: str | None = None):
+        self.name = name
+        self.directory = os.path.join(work, name)
+        os.makedirs(self.directory, exist_ok=True)
+        arguments = [binary, "run", "--board", "sim", "--json", "--db", os.path.join(self.directory, "run.db")] + extra
+        if config:
+            path = os.path.join(self.directory, "run.toml")
+            with open(path, "w") as f:
+                f.write(config)
+            arguments += ["--config", path]
+        self.events: list[dict] = []
+        self.samples: list[tuple[float, dict, float, dict]] = []
+        self.started = time.monotonic()
+        self.process = subprocess.Popen(arguments, cwd=self.directory, stdout=subprocess.PIPE,
+                                        stderr=open(os.path.join(self.directory, "stderr.txt"), "w"), text=True)
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+
+    def _read(self):
+        for line in self.process.stdout:
+            try:
+                self.events.append(json.loads(line))
+            except json.JSONDecodeError:
+                pass
+
+    def sample(self):
+        pid = self.process.pid
+        try:
+            self.samples.append((time.monotonic() - self.started, proc_status(pid), proc_cpu_seconds(pid), proc_io(pid)))
+        except (FileNotFoundError, ProcessLookupError):
+            pass
+
+    def stop(self) -> int:
+        self.process.send_signal(signal.SIGTERM)
+        code = self.process.wait(timeout=60)
+        self.reader.join(timeout=5)
+        return code
+
+    def report(self) -> dict:
+        samples = self.samples
+        end_t, end_status, end_cpu, end_io = samples[-1]
+        # Steady state: after the first full window and the panel's first category refresh (from 90 s on).
+        steady = [s for s in samples if s[0] >= 90] or samples
+        first_t, _, first_cpu, first_io = steady[0]
+        windows = [e for e in self.events if e.get("event") == "window"]
+        first_window = windows[0] if windows else None
+        led_category = None
+        if first_window:
+            for e in self.events:
+                if e.get("event") == "led_state" and e.get("state") not in ("measuring", "no contact", "error", "off") \
+                        and e["process_ms"] >= first_window["process_ms"]:
+                    led_category = e
+                    break
+        stopped = next((e for e in self.events if e.get("event") == "stopped"), {})
+        hours = (end_t - first_t) / 3600
+        return {
+            "name": self.name,
+            "seconds": round(end_t, 1),
+            "rss_steady_mb": round(statistics.median(s[1]["VmRSS"] for s in steady) / 1024, 2),
+            "rss_peak_mb": round(end_status["VmHWM"] / 1024, 2),
+            "threads": end_status["Threads"],
+            "cpu_percent_whole_run": round(100 * end_cpu / end_t, 3),
+            "cpu_percent_steady": round(100 * (end_cpu - first_cpu) / (end_t - first_t), 3),
+            "write_bytes_per_hour": round((end_io["write_bytes"] - first_io["write_bytes"]) / hours) if hours > 0 else None,
+            "wchar_per_hour": round((end_io["wchar"] - first_io["wchar"]) / hours) if hours > 0 else None,
+            "windows": len(windows),
+            "first_window_end_s": first_window and first_window["end_s"],
+            "first_window_emitted_at_data_s": first_window and first_window["t"],
+            "first_category_after_window_ms": round(led_category["process_ms"] - first_window["process_ms"], 3)
+            if led_category else None,
+            "lost_samples": stopped.get("lost_samples"),
+            "stopped_reason": stopped.get("reason"),
+            "unwritten": stopped.get("unwritten_measurements"),
+        }
+
+
+def realtime(binary: str, work: str, minutes: float) -> list[dict]:
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(16)
+    token = os.path.join(work, "token")
+    with open(token, "w") as f:
+        f.write("bench-token\n")
+    sync_config = f"""[sync]
+hub = "http://127.0.0.1:{silent.getsockname()[1]}"
+insecure_http = true
+token_file = "{token}"
+interval_s = 60
+"""
+    variants = [
+        ("desk", ["--mode", "desk", "--device", "bench-desk"], None),
+        ("wearable", ["--mode", "wearable", "--device", "bench-wear"], None),
+        ("desk+sync (hub not answering)", ["--device", "bench-sync"], sync_config),
+    ]
+    # One after the other: a device runs one daemon, and two daemons mapping the same binary would share its pages
+    # (the kernel then keeps pages another process maps, which changes what each one's RSS counts).
+    reports = []
+    for name, extra, config in variants:
+        print(f"bench-daemon: {name}: real time on the simulated board for {minutes:g} min", file=sys.stderr)
+        run = Run(name, binary, work, extra, config=config)
+        deadline = time.monotonic() + minutes * 60
+        while time.monotonic() < deadline:
+            run.sample()
+            time.sleep(1)
+        run.sample()
+        code = run.stop()
+        report = run.report()
+        report["exit"] = code
+        reports.append(report)
+    silent.close()
+    return reports
+
+
+def sizes(binary: str, work: str) -> dict:
+    stripped = os.path.join(work, "stressmon.stripped")
+    subprocess.run(["strip", "-o", stripped, binary], check=True)
+    libs = subprocess.run(["ldd", binary], capture_output=True, text=True).stdout
+    return {
+        "binary_mb": round(os.path.getsize(binary) / 1e6, 2),
+        "stripped_mb": round(os.path.getsize(stripped) / 1e6, 2),
+        "shared_libraries": len([line for line in libs.splitlines() if "=>" in line]),
+        "links_full_foundation": "libFoundation.so" in libs,
+    }
+
+
+def stress_level(hrv: float, hr: float, baseline_hrv: float, resting_hr: float) -> float:
+    """DESIGN.md's formula, written again independently to check the stored personal-baseline rows."""
+    n_hrv = max(0.0, (baseline_hrv - hrv) / baseline_hrv)
+    n_hr = max(0.0, (hr - resting_hr) / resting_hr)
+    return min(100.0, max(0.0, 100 * (0.7 * n_hrv ** 0.8 + 0.3 * math.atan(2 * n_hr) / (math.pi / 2))))
+
+
+def equivalence(binary: str, data: str, work: str, hours: float) -> dict:
+    name = "heartpy_data3"
+    meta = json.load(open(os.path.join(data, name + ".json")))
+    with open(os.path.join(data, name + ".csv")) as f:
+        header = f.readline()
+        body = f.read()
+    if not body.endswith("\n"):
+        body += "\n"
+    copies = math.ceil(hours * 3600 / meta["duration_s"])
+    path = os.path.join(work, f"{name}_{hours:g}h.csv")
+    with open(path, "w") as out:
+        out.write(header)
+        for _ in range(copies):
+            out.write(body)
+    with open(path[:-4] + ".json", "w") as side:
+        json.dump({"fs": meta["fs"], "polarity": meta.get("polarity", "normal")}, side)
+    db = os.path.join(work, "replay.db")
+    print(f"bench-daemon: {hours:g} h replay ({copies} x {name}) at --speed max, then analyze", file=sys.stderr)
+    started = time.monotonic()
+    replay = subprocess.run([binary, "run", "--board", "sim", "--source", "replay:" + path, "--speed", "max",
+                             "--db", db, "--device", "bench-replay", "--json"], cwd=work, capture_output=True, text=True)
+    replay_seconds = time.monotonic() - started
+    if replay.returncode != 0:
+        return {"error": f"replay exit {replay.returncode}: {replay.stderr[-500:]}"}
+    stopped = json.loads(replay.stdout.strip().splitlines()[-1])
+    started = time.monotonic()
+    analyzed = subprocess.run([binary, "analyze", path, "--json"], capture_output=True, text=True)
+    analyze_seconds = time.monotonic() - started
+    windows = json.loads(analyzed.stdout)["windows"]
+    export = os.path.join(work, "replay.json")
+    subprocess.run([binary, "export", "--db", db, "--out", export], check=True, capture_output=True)
+    document = json.load(open(export))
+    rows = sorted(document["measurements"] if isinstance(document, dict) else document, key=lambda r: r["window_end"])
+    mismatches = []
+    personal = 0
+    origin = rows[0]["window_end"] - windows[0]["end_s"] if rows and windows else 0
+    for row, window in zip(rows, windows):
+        problems = []
+        if abs(row["window_end"] - origin - window["end_s"]) > 1e-3:
+            problems.append("time")
+        for key, tolerance in (("sdnn_ms", 0.005), ("rmssd_ms", 0.005), ("heart_rate_bpm", 0.005)):
+            a, b = row.get(key), window.get(key)
+            if (a is None) != (b is None) or (a is not None and abs(a - b) > tolerance):
+                problems.append(key)
+        if row["quality"] != window["quality"] or row["beats"] != window["beats"] or row["rejected_beats"] != window["rejected"]:
+            problems.append("quality/beats")
+        if row["baseline_personal"]:
+            personal += 1
+            if row.get("stress_level") is not None:
+                expected = stress_level(row["sdnn_ms"], row["heart_rate_bpm"], row["baseline_hrv_ms"],
+                                        row["resting_heart_rate_bpm"])
+                if abs(expected - row["stress_level"]) > 1e-6:
+                    problems.append("personal level")
+        else:
+            a, b = row.get("stress_level"), window.get("stress_level")
+            if (a is None) != (b is None) or (a is not None and abs(a - b) > 0.05):
+                problems.append("level")
+        if problems:
+            mismatches.append((window["end_s"], problems))
+    return {
+        "hours": hours,
+        "samples": stopped.get("samples"),
+        "replay_seconds": round(replay_seconds, 1),
+        "replay_samples_per_s": round(stopped.get("samples", 0) / replay_seconds),
+        "analyze_seconds": round(analyze_seconds, 1),
+        "windows_analyze": len(windows),
+        "windows_stored": len(rows),
+        "rows_with_personal_baseline": personal,
+        "mismatches": len(mismatches),
+        "first_mismatches": mismatches[:5],
+        "equivalent": len(rows) == len(windows) and not mismatches,
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--binary", required=True)
+    parser.add_argument("--data", required=True)
+    parser.add_argument("--work", required=True)
+    parser.add_argument("--minutes", type=float, default=5)
+    parser.add_argument("--hours", type=float, default=24)
+    parser.add_argument("--only", choices=["realtime", "replay"])
+    args = parser.parse_args()
+
+    result = {"sizes": sizes(args.binary, args.work)}
+    s = result["sizes"]
+    print(f"Release binary: {s['binary_mb']} MB, stripped {s['stripped_mb']} MB, {s['shared_libraries']} shared "
+          f"libraries, full Foundation linked: {s['links_full_foundation']}", flush=True)
+    if args.only in (None, "realtime"):
+        result["realtime"] = realtime(args.binary, args.work, args.minutes)
+        print(f"\nReal time on the simulated board, 100 samples/s, {args.minutes:g} min each "
+              f"(targets: RSS <= {TARGET_RSS_MB} MB, CPU <= {TARGET_CPU_PERCENT} %, first category <= 1 s):")
+        print(f"{'run':32} {'RSS steady':>10} {'RSS peak':>9} {'CPU %':>7} {'CPU % 90s+':>10} {'thr':>4} "
+              f"{'device B/h':>11} {'write() B/h':>12} {'1st cat ms':>10} {'lost':>5}")
+        for r in result["realtime"]:
+            print(f"{r['name']:32} {r['rss_steady_mb']:>10} {r['rss_peak_mb']:>9} {r['cpu_percent_whole_run']:>7} "
+                  f"{r['cpu_percent_steady']:>10} {r['threads']:>4} {r['write_bytes_per_hour']:>11} "
+                  f"{r['wchar_per_hour']:>12} {r['first_category_after_window_ms']!s:>10} {r['lost_samples']!s:>5}",
+                  flush=True)
+    if args.only in (None, "replay"):
+        result["equivalence"] = equivalence(args.binary, args.data, args.work, args.hours)
+        e = result["equivalence"]
+        if "error" in e:
+            print(f"\nReplay equivalence: {e['error']}")
+        else:
+            print(f"\n{e['hours']:g}-hour replay at --speed max: {e['samples']} samples in {e['replay_seconds']} s "
+                  f"({e['replay_samples_per_s']} samples/s); analyze {e['analyze_seconds']} s. Windows: stored "
+                  f"{e['windows_stored']}, analyze {e['windows_analyze']}; {e['rows_with_personal_baseline']} rows "
+                  f"against the personal baseline; mismatches {e['mismatches']}: "
+                  f"{'EQUIVALENT' if e['equivalent'] else 'DIFFERENT'}")
+    print("\n" + json.dumps(result))
+    failed = []
+    for r in result.get("realtime", []):
+        if r["name"] in ("desk", "wearable"):
+            if r["rss_steady_mb"] > TARGET_RSS_MB:
+                failed.append(f"{r['name']} RSS steady")
+            if r["rss_peak_mb"] > TARGET_RSS_MB:
+                failed.append(f"{r['name']} RSS peak")
+            if r["cpu_percent_steady"] > TARGET_CPU_PERCENT:
+                failed.append(f"{r['name']} CPU")
+            if r["first_category_after_window_ms"] is None or r["first_category_after_window_ms"] > TARGET_FIRST_CATEGORY_MS:
+                failed.append(f"{r['name']} first category")
+    if "equivalence" in result and not result["equivalence"].get("equivalent"):
+        failed.append("replay equivalence")
+    if failed:
+        print("bench-daemon: targets missed: " + ", ".join(failed), file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
