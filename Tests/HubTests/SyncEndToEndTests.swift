@@ -55,12 +55,17 @@ struct SyncEndToEndTests {
       hubURL: hub.baseURL, token: token, allowInsecureHTTP: true, connectTimeout: 0.5, requestTimeout: 1.0,
       backoff: BackoffPolicy(base: 0.05, cap: 0.4, maxRetryAfter: 5), maxAttemptsPerRun: 60)
     let transport = try AsyncHTTPTransport(configuration: configuration)
-    let client = try SyncClient(outbox: outbox, transport: transport, configuration: configuration)
+    let clock = BackoffWatchingClock()
+    let client = try SyncClient(outbox: outbox, transport: transport, configuration: configuration, clock: clock)
 
-    // When the device syncs while the hub comes up after a while
+    // When the device syncs, and the hub comes up only once the device has failed to reach it and backs off
+    // (waiting for that, not for a fixed time, keeps the "down" step in the run however loaded the machine is)
     let started = Date()
     let run = Task { try await client.runOnce() }
-    try await Task.sleep(for: .milliseconds(600))
+    while clock.backoffs == 0, Date().timeIntervalSince(started) < 20 {
+      try await Task.sleep(for: .milliseconds(5))
+    }
+    #expect(clock.backoffs > 0, "the client never backed off from the hub that was down")
     try await hub.start()
     let report = try await run.value
     try await transport.shutdown()
@@ -173,5 +178,21 @@ enum OutboxKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case .file: try FileOutbox(directory: path)
     case .store: try MeasurementStore(path: path, options: MeasurementStore.Options(create: false, reserveBytes: 0))
     }
+  }
+}
+
+/// The real clock, counting the client's back-off sleeps so the test can act after the first failure.
+final class BackoffWatchingClock: SyncClock, @unchecked Sendable {
+  private let lock = NSLock()
+  private var count = 0
+  private let system = SystemSyncClock()
+
+  var backoffs: Int { lock.withLock { count } }
+
+  func now() -> Double { system.now() }
+
+  func sleep(seconds: Double) async throws {
+    lock.withLock { count += 1 }
+    try await system.sleep(seconds: seconds)
   }
 }
