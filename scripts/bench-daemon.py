@@ -20,6 +20,9 @@ import sys
 import threading
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_recordings import repeat_recording  # noqa: E402
+
 TARGET_RSS_MB = 15.0
 TARGET_CPU_PERCENT = 1.0
 TARGET_FIRST_CATEGORY_MS = 1000.0
@@ -188,20 +191,9 @@ def stress_level(hrv: float, hr: float, baseline_hrv: float, resting_hr: float) 
 
 def equivalence(binary: str, data: str, work: str, hours: float) -> dict:
     name = "heartpy_data3"
-    meta = json.load(open(os.path.join(data, name + ".json")))
-    with open(os.path.join(data, name + ".csv")) as f:
-        header = f.readline()
-        body = f.read()
-    if not body.endswith("\n"):
-        body += "\n"
-    copies = math.ceil(hours * 3600 / meta["duration_s"])
-    path = os.path.join(work, f"{name}_{hours:g}h.csv")
-    with open(path, "w") as out:
-        out.write(header)
-        for _ in range(copies):
-            out.write(body)
-    with open(path[:-4] + ".json", "w") as side:
-        json.dump({"fs": meta["fs"], "polarity": meta.get("polarity", "normal")}, side)
+    duration_s = json.load(open(os.path.join(data, name + ".json")))["duration_s"]
+    copies = math.ceil(hours * 3600 / duration_s)
+    path, _, _ = repeat_recording(data, work, name, copies, f"{hours:g}h")
     db = os.path.join(work, "replay.db")
     print(f"bench-daemon: {hours:g} h replay ({copies} x {name}) at --speed max, then analyze", file=sys.stderr)
     started = time.monotonic()

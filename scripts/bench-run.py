@@ -20,6 +20,9 @@ import warnings
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_recordings import repeat_recording  # noqa: E402
+
 warnings.filterwarnings("ignore")
 
 TARGET_END_TO_END = 20e6
@@ -28,22 +31,8 @@ TARGET_INSTRUCTIONS = 150.0
 
 
 def make_input(data: str, work: str, name: str, copies: int) -> tuple[str, float, int]:
-    """Writes `copies` repetitions of a shared recording as one CSV with a sidecar; returns path, fs, samples."""
-    meta = json.load(open(os.path.join(data, name + ".json")))
-    with open(os.path.join(data, name + ".csv")) as f:
-        header = f.readline()
-        body = f.read()
-    if not body.endswith("\n"):
-        body += "\n"
-    path = os.path.join(work, f"{name}_x{copies}.csv")
-    with open(path, "w") as out:
-        out.write(header)
-        for _ in range(copies):
-            out.write(body)
-    with open(path[:-4] + ".json", "w") as side:
-        json.dump({"fs": meta["fs"], "polarity": meta.get("polarity", "normal")}, side)
-    samples = body.count("\n") * copies
-    return path, float(meta["fs"]), samples
+    """`copies` repetitions of a shared recording as one CSV with a sidecar; returns path, fs, samples."""
+    return repeat_recording(data, work, name, copies, f"x{copies}")
 
 
 def median_time(run, repeats: int) -> float:
