@@ -141,7 +141,12 @@ public final class RecordingReader {
     sampleIndex = state.sampleIndex
     skipRemaining = state.skipRemaining
     if let next = state.carry { carry = next }
-    guard state.count > 0 else { return nil }
+    guard state.count > 0 else {
+      // A header and nothing else (or only start-up rows) is not a recording: say so rather than analyse nothing.
+      if !deliveredSamples { throw .empty(path: path) }
+      return nil
+    }
+    deliveredSamples = true
     var channels = [[Int32]](repeating: [], count: width)
     if width == 1 {
       channels[0] = rows
@@ -166,6 +171,8 @@ public final class RecordingReader {
 
   // MARK: - Private
 
+  /// Whether any block has been returned yet (an empty file is an error, the end of a full one is not).
+  private var deliveredSamples = false
   private var carry: (values: [Int32], gap: Int, index: Int)?
 
   /// One past the last newline in the unread bytes (the end of the last complete line), or `cursor.start`

@@ -79,6 +79,8 @@ struct RecordingReaderTests {
   @Test("Bad input names the file, the line and what to do", arguments: [
     ("ppg\n1\n2\nabc\n4\n", "x.csv:4: 'abc'"),
     ("", "has no samples"),
+    ("ppg\n", "has no samples"),
+    ("ppg\n\n\n", "has no samples"),
     ("1\n2\n3\n", "not a header"),
     ("time,value\n1,2\n", "none of the columns"),
     ("ppg\n1\n99999999999\n", "too large"),
