@@ -57,7 +57,7 @@ public struct DeviceError: Error, Equatable, Sendable, CustomStringConvertible {
       kind.enableHint
     case EBUSY:
       "another program (or a kernel driver) holds the device; stop it or unbind the driver"
-    case EREMOTEIO, EIO where kind == .i2c:
+    case EREMOTEIO where kind == .i2c, EIO where kind == .i2c:
       "the device did not answer (NACK): check wiring (SDA, SCL, 3.3 V, GND) and the address"
     case ETIMEDOUT:
       "the device did not answer in time: check wiring and power"

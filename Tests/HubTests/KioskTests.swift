@@ -172,7 +172,7 @@ struct KioskBrowserTests {
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
     let log = NSTemporaryDirectory() + "chromium-\(UUID().uuidString).log"
-    FileManager.default.createFile(atPath: log, contents: nil)
+    _ = FileManager.default.createFile(atPath: log, contents: nil)
     defer { try? FileManager.default.removeItem(atPath: log) }
     let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
     process.standardOutput = handle
