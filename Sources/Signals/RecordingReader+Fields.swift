@@ -113,8 +113,7 @@ extension RecordingReader {
             var last = i
             while last > fieldStart && (base[last - 1] == 0x0D || base[last - 1] == 0x20 || base[last - 1] == 0x22) { last -= 1 }
             if dot >= 0 { maxDecimals = max(maxDecimals, last - dot - 1) }
-            let text = String(decoding: UnsafeBufferPointer(start: base + fieldStart, count: last - fieldStart), as: UTF8.self)
-            if let v = Double(text.trimmingQuotesAndSpaces()) { maxMagnitude = max(maxMagnitude, abs(v)) }
+            if let v = magnitude(base, fieldStart, last) { maxMagnitude = max(maxMagnitude, v) }
           }
           if i == end || base[i] == 0x0A {
             rows += 1
@@ -133,6 +132,44 @@ extension RecordingReader {
     for _ in 0..<decimals { scale *= 10 }
     return scale
   }
+
+  /// |value| of the field in bytes [start, end) with spaces, tabs, quotes and CRs around it; nil if it is not a number.
+  /// Plain decimals (`-12.345`, the whole of a recording) are read from the bytes, exactly as `Double(String)` would
+  /// round them; anything else (exponents, `nan`, very long digit strings) goes through `Double(String)`.
+  static func magnitude(_ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> Double? {
+    func padding(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x22 || byte == 0x0D }
+    var lo = start
+    var hi = end
+    while lo < hi && padding(base[lo]) { lo += 1 }
+    while hi > lo && padding(base[hi - 1]) { hi -= 1 }
+    var i = lo
+    if i < hi && (base[i] == 0x2D || base[i] == 0x2B) { i += 1 }
+    var mantissa: UInt64 = 0
+    var integerDigits = 0
+    var fractionDigits = 0
+    var seenDot = false
+    var plain = i < hi
+    while i < hi {
+      let byte = base[i]
+      if byte >= 0x30 && byte <= 0x39 {
+        guard mantissa < 1 << 49 else { plain = false; break }  // stays exact in a Double after one more digit
+        mantissa = mantissa * 10 + UInt64(byte - 0x30)
+        if seenDot { fractionDigits += 1 } else { integerDigits += 1 }
+      } else if byte == 0x2E && !seenDot {
+        seenDot = true
+      } else {
+        plain = false
+        break
+      }
+      i += 1
+    }
+    if plain && integerDigits > 0 && fractionDigits <= 22 {
+      // Both operands are exact Doubles, so the quotient is the correctly rounded value, as the parser gives.
+      return Double(mantissa) / pow10(fractionDigits)
+    }
+    let text = String(decoding: UnsafeBufferPointer(start: base + lo, count: hi - lo), as: UTF8.self)
+    return Double(text).map(abs)
+  }
 }
 
 extension String {
@@ -146,11 +183,19 @@ extension String {
 
 /// The read buffer: bytes [start, end) are read but not yet parsed.
 struct Cursor {
-  var buffer = [UInt8](repeating: 0, count: 1 << 21)
+  var buffer: [UInt8]
   var start = 0
   var end = 0
   var atEOF = false
-  static let chunkSize = 1 << 20
+  /// Bytes asked of each read(): 1 MiB, or the whole file when it is smaller (a short recording then costs no
+  /// 2 MiB buffer to clear and fault in).
+  let chunkSize: Int
+
+  /// `fileBytes`: the file's size when known (a regular file), nil for a pipe or a device.
+  init(fileBytes: Int?) {
+    chunkSize = min(1 << 20, max(4_096, (fileBytes ?? Int.max - 1) + 1))
+    buffer = [UInt8](repeating: 0, count: 2 * chunkSize)
+  }
 
   /// Moves the unread tail to the front and reads another chunk after it.
   mutating func fill(fd: Int32, path: String) throws(RecordingError) {
@@ -163,7 +208,7 @@ struct Cursor {
       start = 0
       end = tail
     }
-    if buffer.count - end < Self.chunkSize { buffer.append(contentsOf: [UInt8](repeating: 0, count: Self.chunkSize)) }
+    if buffer.count - end < chunkSize { buffer.append(contentsOf: [UInt8](repeating: 0, count: chunkSize)) }
     let space = buffer.count - end
     let offset = end
     var got = 0

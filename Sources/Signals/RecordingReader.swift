@@ -52,7 +52,9 @@ public final class RecordingReader {
       throw .unreadable(path: path, reason: String(cString: strerror(code)))
     }
     do {
-      var cursor = Cursor()
+      var status = stat()
+      let regular = fstat(fd, &status) == 0 && (status.st_mode & S_IFMT) == S_IFREG
+      var cursor = Cursor(fileBytes: regular ? Int(status.st_size) : nil)
       let sidecar = try RecordingSidecar.load(forRecording: path)
       try cursor.fill(fd: fd, path: path)
       guard let headerFields = cursor.takeLine() else { throw RecordingError.empty(path: path) }

@@ -115,4 +115,16 @@ struct RecordingReaderTests {
     #expect(reader.scale == 100)
     #expect(try reader.readAll().flatMap { $0.channels[0] } == [150, 225, -300])
   }
+
+  @Test("The scale keeps the largest value under 2^29: one decimal fewer exactly at the limit, however it is written",
+    arguments: [
+      ("53687.0911", 10_000), ("53687.0912", 1_000), ("\"-53687.0912\" ", 1_000), ("+53687.0911", 10_000),
+      (" 5.36870912e4", 1_000), ("12.5\n1e9", 1),
+    ])
+  func scaleAtTheHeadroomLimit(values: String, scale: Int32) throws {
+    let dir = try TemporaryDirectory()
+    defer { dir.remove() }
+    let path = try dir.write("s.csv", "ppg\n1.0\n\(values)\n")
+    #expect(try RecordingReader(path: path).scale == scale)
+  }
 }
