@@ -34,7 +34,7 @@ def proc_status(pid: int) -> dict[str, int]:
     with open(f"/proc/{pid}/status") as f:
         for line in f:
             key, _, rest = line.partition(":")
-            if key in ("VmRSS", "VmHWM", "Threads"):
+            if key in ("VmRSS", "VmHWM", "RssAnon", "RssFile", "Threads"):
                 values[key] = int(rest.split()[0])
     return values
 
@@ -117,6 +117,11 @@ class Run:
             "seconds": round(end_t, 1),
             "rss_steady_mb": round(statistics.median(s[1]["VmRSS"] for s in steady) / 1024, 2),
             "rss_peak_mb": round(end_status["VmHWM"] / 1024, 2),
+            # VmRSS = private memory (RssAnon: heap, stacks, relocated data) + pages of the binary and its
+            # libraries mapped from the page cache (RssFile: clean, shared, reclaimable).
+            "rss_anon_steady_mb": round(statistics.median(s[1]["RssAnon"] for s in steady) / 1024, 2),
+            "rss_anon_max_mb": round(max(s[1]["RssAnon"] for s in samples) / 1024, 2),
+            "rss_file_max_mb": round(max(s[1]["RssFile"] for s in samples) / 1024, 2),
             "threads": end_status["Threads"],
             "cpu_percent_whole_run": round(100 * end_cpu / end_t, 3),
             "cpu_percent_steady": round(100 * (end_cpu - first_cpu) / (end_t - first_t), 3),
@@ -270,13 +275,16 @@ def main() -> int:
         result["realtime"] = realtime(args.binary, args.work, args.minutes)
         print(f"\nReal time on the simulated board, 100 samples/s, {args.minutes:g} min each "
               f"(targets: RSS <= {TARGET_RSS_MB} MB, CPU <= {TARGET_CPU_PERCENT} %, first category <= 1 s):")
-        print(f"{'run':32} {'RSS steady':>10} {'RSS peak':>9} {'CPU %':>7} {'CPU % 90s+':>10} {'thr':>4} "
+        print(f"{'run':32} {'RSS steady':>10} {'RSS peak':>9} {'anon st.':>8} {'anon max':>8} {'file max':>8} {'CPU %':>7} {'CPU % 90s+':>10} {'thr':>4} "
               f"{'device B/h':>11} {'write() B/h':>12} {'1st cat ms':>10} {'lost':>5}")
         for r in result["realtime"]:
-            print(f"{r['name']:32} {r['rss_steady_mb']:>10} {r['rss_peak_mb']:>9} {r['cpu_percent_whole_run']:>7} "
+            print(f"{r['name']:32} {r['rss_steady_mb']:>10} {r['rss_peak_mb']:>9} {r['rss_anon_steady_mb']:>8} "
+                  f"{r['rss_anon_max_mb']:>8} {r['rss_file_max_mb']:>8} {r['cpu_percent_whole_run']:>7} "
                   f"{r['cpu_percent_steady']:>10} {r['threads']:>4} {r['write_bytes_per_hour']:>11} "
                   f"{r['wchar_per_hour']:>12} {r['first_category_after_window_ms']!s:>10} {r['lost_samples']!s:>5}",
                   flush=True)
+        print("(RSS in MB. 'anon' is the process's own memory; 'file' the binary's and libraries' pages mapped from "
+              "the page cache,\n sampled once a second. The peak is file pages touched at start-up: see docs/daemon.md.)")
     if args.only in (None, "replay"):
         result["equivalence"] = equivalence(args.binary, args.data, args.work, args.hours)
         e = result["equivalence"]
