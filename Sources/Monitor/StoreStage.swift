@@ -230,6 +230,11 @@ public struct WriterOutbox: SyncOutbox {
     try writer.currentStore().quarantined()
   }
 
+  @discardableResult
+  public func releaseQuarantine(ids: [String]) throws -> Int {
+    try writer.currentStore().releaseQuarantine(ids: ids)
+  }
+
   public func outboxStatus() throws -> OutboxStatus {
     try writer.currentStore().outboxStatus()
   }

@@ -98,6 +98,15 @@ public final class FileOutbox: SyncOutbox {
     state.withLock { $0.quarantined }
   }
 
+  @discardableResult
+  public func releaseQuarantine(ids: [String]) throws -> Int {
+    guard !ids.isEmpty else { return 0 }
+    return try state.withLock { state in
+      try append(try Self.line(JournalEntry(release: ids)))
+      return state.release(ids)
+    }
+  }
+
   public func outboxStatus() throws -> OutboxStatus {
     state.withLock { $0.status }
   }
@@ -127,12 +136,13 @@ public final class FileOutbox: SyncOutbox {
   }
 }
 
-/// One line of the journal: exactly one of the three fields is set.
+/// One line of the journal, one change: a row added, rows uploaded (with `at`), a row quarantined or rows released.
 private struct JournalEntry: Codable {
   var add: MeasurementRecord?
   var uploaded: [String]?
   var at: Double?
   var quarantine: QuarantinedRow?
+  var release: [String]?
 
   init(add: MeasurementRecord) { self.add = add }
   init(uploaded: [String], at: Double) {
@@ -140,10 +150,12 @@ private struct JournalEntry: Codable {
     self.at = at
   }
   init(quarantine: QuarantinedRow) { self.quarantine = quarantine }
+  init(release: [String]) { self.release = release }
 
   func apply(to state: inout OutboxState) {
     if let add { state.add(add) }
     if let uploaded, let at { state.markUploaded(uploaded, at: at) }
     if let quarantine { state.quarantine(quarantine) }
+    if let release { _ = state.release(release) }
   }
 }

@@ -30,6 +30,11 @@ public final class MemoryOutbox: SyncOutbox {
     state.withLock { $0.quarantined }
   }
 
+  @discardableResult
+  public func releaseQuarantine(ids: [String]) throws -> Int {
+    state.withLock { $0.release(ids) }
+  }
+
   public func outboxStatus() throws -> OutboxStatus {
     state.withLock { $0.status }
   }

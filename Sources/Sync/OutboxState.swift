@@ -25,6 +25,10 @@ struct OutboxState: Sendable {
     quarantine[row.id] = row
   }
 
+  mutating func release(_ ids: [String]) -> Int {
+    ids.reduce(0) { released, id in released + (quarantine.removeValue(forKey: id) == nil ? 0 : 1) }
+  }
+
   func isPending(_ id: String) -> Bool {
     !uploaded.contains(id) && quarantine[id] == nil
   }

@@ -14,6 +14,10 @@ public protocol SyncOutbox: Sendable {
   func quarantine(id: String, reason: String, at: Double) throws
   /// Every quarantined row, for `stressmon sync --status`.
   func quarantined() throws -> [QuarantinedRow]
+  /// Puts these quarantined rows back in the outbox (`stressmon sync --requeue`, once the cause is fixed).
+  /// Ids that are not quarantined are ignored; returns how many rows were released.
+  @discardableResult
+  func releaseQuarantine(ids: [String]) throws -> Int
   /// Counts for `stressmon sync --status` and the daemon's health line.
   func outboxStatus() throws -> OutboxStatus
 }

@@ -14,7 +14,8 @@ struct SyncCommand: AsyncParsableCommand {
       Measurements wait in the device's outbox until the hub acknowledges them. Each row has a UUID and the \
       hub stores it by that id, so an upload interrupted at any point (network loss, power cut) is simply \
       sent again and never duplicated. Rows the hub refuses as invalid are quarantined with the hub's reason \
-      (see --status) instead of being retried forever; nothing is dropped silently.
+      (see --status) instead of being retried forever; nothing is dropped silently. Once the cause is fixed \
+      (the hub upgraded, its limits changed), --requeue puts them back in the outbox for the next sync.
 
       The connection uses HTTPS with certificate verification. --ca-file trusts a private CA; plain HTTP \
       needs --insecure-http (the token would travel unencrypted). Failures are retried with randomised \
@@ -24,10 +25,12 @@ struct SyncCommand: AsyncParsableCommand {
         stressmon sync --once --hub https://hub.local:8443 \\
           --token-file /etc/stressmon/token
         stressmon sync --status --json --db /var/lib/stressmon/stressmon.db
+        stressmon sync --requeue all --db /var/lib/stressmon/stressmon.db
         stressmon sync --once --hub http://127.0.0.1:8080 --insecure-http \\
           --token-file token --outbox /tmp/outbox
 
-      Exit codes: 0 outbox drained (or --status), 64 bad option, 66 token file missing, 69 hub unreachable \
+      Exit codes: 0 outbox drained (or --status, --requeue), 64 bad option or a --requeue id that is not \
+      quarantined, 66 token file missing, 69 hub unreachable \
       or refusing this device (rows stay in the outbox), 74 outbox unreadable.
       """
   )
@@ -37,6 +40,13 @@ struct SyncCommand: AsyncParsableCommand {
 
   @Flag(name: .long, help: "Show the outbox (pending, waiting for the clock, quarantined with reasons); no network.")
   var status = false
+
+  @Option(
+    name: .long, parsing: .upToNextOption,
+    help: ArgumentHelp(
+      "Put quarantined rows back in the outbox: their ids (from --status) or 'all'; no network.",
+      valueName: "id|all"))
+  var requeue: [String] = []
 
   @Flag(name: .long, help: "Print one JSON object on stdout instead of sentences.")
   var json = false
@@ -75,9 +85,14 @@ struct SyncCommand: AsyncParsableCommand {
   var backoffCap: Double = BackoffPolicy.standard.cap
 
   func run() async throws {
+    guard !(status && !requeue.isEmpty) else { throw CLIFailure.usage("--status and --requeue are separate runs; give one") }
     let outbox = try openOutbox()
     if status {
       try printStatus(outbox)
+      return
+    }
+    if !requeue.isEmpty {
+      try requeueQuarantined(outbox)
       return
     }
     guard let hub else { throw CLIFailure.usage("--hub URL is required to sync (or use --status)") }
@@ -167,6 +182,40 @@ struct SyncCommand: AsyncParsableCommand {
     }
   }
 
+  /// `--requeue`: every id must be quarantined now (a typo should not pass as "0 requeued").
+  private func requeueQuarantined(_ outbox: any SyncOutbox) throws {
+    let released: Int
+    let after: OutboxStatus
+    do {
+      let quarantinedIds = try outbox.quarantined().map(\.id)
+      let ids: [String]
+      if requeue.contains(where: { $0.lowercased() == "all" }) {
+        ids = quarantinedIds
+      } else {
+        let known = Set(quarantinedIds)
+        let unknown = requeue.filter { !known.contains($0) }
+        guard unknown.isEmpty else {
+          throw CLIFailure.usage(
+            "not quarantined: \(unknown.joined(separator: ", ")); 'stressmon sync --status' lists the quarantined rows")
+        }
+        ids = requeue
+      }
+      released = try outbox.releaseQuarantine(ids: ids)
+      after = try outbox.outboxStatus()
+    } catch let failure as CLIFailure {
+      throw failure
+    } catch {
+      throw CLIFailure.ioError("\(error)")
+    }
+    if json {
+      try CLIOutput.json(SyncRequeueOutput(requeued: released, outbox: after))
+    } else {
+      CLIOutput.line(
+        "Requeued \(released) rows; the next sync uploads them (the hub refuses them again if the cause remains). "
+          + "Outbox: \(after.pending) pending, \(after.quarantined) quarantined.")
+    }
+  }
+
   static func sentence(for report: SyncReport) -> String {
     var text = "Uploaded \(report.uploaded) rows in \(report.requests) requests (\(report.retries) retries); "
       + "\(report.quarantined) quarantined. Outbox: \(report.status.pending) pending, "
@@ -181,6 +230,12 @@ struct SyncCommand: AsyncParsableCommand {
     if seconds < 7200 { return "\(Int(seconds / 60)) min" }
     return "\(Int(seconds / 3600)) h"
   }
+}
+
+/// `stressmon sync --requeue … --json`.
+struct SyncRequeueOutput: Encodable {
+  var requeued: Int
+  var outbox: OutboxStatus
 }
 
 /// `stressmon sync --once --json`.

@@ -60,6 +60,46 @@ struct SyncCommandTests {
     #expect(try await storage.count(deviceId: "cli-desk") == 28)
   }
 
+  @Test("--requeue puts a quarantined row back; the next sync sends it and the hub refuses it again; a wrong id is 64")
+  func requeueQuarantined() async throws {
+    let directory = try TemporaryDirectory("sync-cli")
+    defer { directory.remove() }
+    let storage = try await SyncEndToEndTests.makeStorage(directory)
+    let token = try await HubTokens.create(deviceId: "cli-desk", storage: storage, now: Date().timeIntervalSince1970)
+    let tokenFile = try directory.write("token", token)
+    var rows = try MeasurementFixtures.records(device: "cli-desk", count: 12)
+    rows[3].stressLevel = 140
+    let outbox = directory.file("outbox")
+    try FileOutbox(directory: outbox).add(rows)
+    let hub = LiveHub(storage: storage)
+    try await hub.start()
+    let upload = ["sync", "--once", "--outbox", outbox, "--hub", hub.baseURL, "--insecure-http", "--token-file", tokenFile, "--json"]
+    let first = try CLIRunner.json(try await runCLI(upload))
+    #expect(first["uploaded"] as? Int == 11 && first["quarantined"] as? Int == 1)
+
+    let typo = try await runCLI(["sync", "--requeue", "no-such-row", "--outbox", outbox])
+    #expect(typo.status == 64 && typo.stderr.contains("not quarantined: no-such-row"))
+    #expect(try FileOutbox(directory: outbox).outboxStatus().quarantined == 1)
+
+    let requeued = try CLIRunner.json(try await runCLI(["sync", "--requeue", rows[3].id, "--outbox", outbox, "--json"]))
+    #expect(requeued["requeued"] as? Int == 1)
+    #expect((requeued["outbox"] as? [String: Any])?["pending"] as? Int == 1)
+    // The journal keeps the release: a fresh open sees the row pending, not quarantined.
+    let reopened = try FileOutbox(directory: outbox).outboxStatus()
+    #expect(reopened.pending == 1 && reopened.quarantined == 0)
+
+    let second = try CLIRunner.json(try await runCLI(upload))
+    await hub.stop()
+    #expect(second["uploaded"] as? Int == 0 && second["quarantined"] as? Int == 1)
+    let again = try FileOutbox(directory: outbox).quarantined()
+    #expect(again.map(\.id) == [rows[3].id] && again.first?.reason.contains("stress_level 140") == true)
+    #expect(try await storage.count(deviceId: "cli-desk") == 11)
+
+    let all = try await runCLI(["sync", "--requeue", "all", "--outbox", outbox])
+    #expect(all.status == 0 && all.stdout.contains("Requeued 1 rows"))
+    #expect(try FileOutbox(directory: outbox).outboxStatus().pending == 1)
+  }
+
   @Test("plain http without --insecure-http, no token file or no store: an error before any upload")
   func usageErrors() async throws {
     let directory = try TemporaryDirectory("sync-cli")
