@@ -28,13 +28,18 @@ struct SyncCommandTests {
     #expect(try await storage.count(deviceId: nil) == 0)
   }
 
+  /// A hub store in `directory` and a token file for device "cli-desk".
+  static func hubStorage(_ directory: TemporaryDirectory) async throws -> (SQLiteHubStorage, String) {
+    let storage = try await SyncEndToEndTests.makeStorage(directory)
+    let token = try await HubTokens.create(deviceId: "cli-desk", storage: storage, now: Date().timeIntervalSince1970)
+    return (storage, try directory.write("token", token))
+  }
+
   @Test("a row the hub rejects is quarantined and --status shows why; the others are uploaded")
   func quarantineShownByStatus() async throws {
     let directory = try TemporaryDirectory("sync-cli")
     defer { directory.remove() }
-    let storage = try await SyncEndToEndTests.makeStorage(directory)
-    let token = try await HubTokens.create(deviceId: "cli-desk", storage: storage, now: Date().timeIntervalSince1970)
-    let tokenFile = try directory.write("token", token)
+    let (storage, tokenFile) = try await Self.hubStorage(directory)
     var rows = try MeasurementFixtures.records(device: "cli-desk", count: 30)
     rows[4].stressLevel = 140
     rows[9].clockSynchronised = false
@@ -64,9 +69,7 @@ struct SyncCommandTests {
   func requeueQuarantined() async throws {
     let directory = try TemporaryDirectory("sync-cli")
     defer { directory.remove() }
-    let storage = try await SyncEndToEndTests.makeStorage(directory)
-    let token = try await HubTokens.create(deviceId: "cli-desk", storage: storage, now: Date().timeIntervalSince1970)
-    let tokenFile = try directory.write("token", token)
+    let (storage, tokenFile) = try await Self.hubStorage(directory)
     var rows = try MeasurementFixtures.records(device: "cli-desk", count: 12)
     rows[3].stressLevel = 140
     let outbox = directory.file("outbox")
