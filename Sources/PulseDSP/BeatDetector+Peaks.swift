@@ -10,6 +10,7 @@ extension BeatDetector {
     guard index > acquisition.settledAfter else { return }
     acquisition.observe(value: value, slope: slope)
     tracker.hysteresis = max(parameters.hysteresisFloorQ8, (acquisition.range &* parameters.hysteresisQ8) >> 8)
+    energy.setScale(forAmplitude: acquisition.range)
   }
 
   // MARK: - Candidates
@@ -38,6 +39,8 @@ extension BeatDetector {
     if judge(next) {
       merge.candidate = next
       merge.isOpen = true
+    } else {
+      noteSecondary(next)
     }
   }
 
@@ -56,21 +59,31 @@ extension BeatDetector {
     var threshold = p.scoreThresholdQ16
     if rhythm.hasLastBeat {
       let expected = rhythm.intervals.isEmpty ? 0 : rhythm.intervals.median
-      let zone = max(p.zoneSamples, (expected &* p.zoneShareQ8) >> 8)
-      // Beyond the zone, a late reflected wave (slow heart, compliant arteries) is still lower than the last
-      // beat and rises less than it did. Without this a detector that once took such waves for beats stays
-      // locked at twice the heart rate.
-      let heightZone = max(p.heightZoneSamples, (expected &* p.zoneShareQ8) >> 8)
-      if sinceLast >= zone && sinceLast < heightZone && references.lastHeight > 0
-        && c.value &* 256 < p.secondaryRatioQ8 &* references.lastHeight && c.amplitude < references.lastAmplitude
-      {
-        return false
+      let (zone, heightZone) = secondaryZones(expected: expected)
+      switch secondary.state {
+      case .unknown:
+        // Beyond the zone, a late reflected wave (slow heart, compliant arteries) is still lower than the last
+        // beat and rises less than it did. Without this a detector that once took such waves for beats stays
+        // locked at twice the heart rate.
+        if sinceLast >= zone && sinceLast < heightZone && references.lastHeight > 0
+          && c.value &* 256 < p.secondaryRatioQ8 &* references.lastHeight && c.amplitude < references.lastAmplitude
+        {
+          return false
+        }
+        if sinceLast < zone {
+          // Secondary-wave zone: only a beat as large and as tall as the last one passes.
+          if c.amplitude &* 256 < p.secondaryRatioQ8 &* references.lastAmplitude { return false }
+          if references.lastHeight > 0 && c.value &* 256 < p.secondaryRatioQ8 &* references.lastHeight { return false }
+        }
+      case .recurring:
+        // The pulse's own secondary wave: near its delay and smaller than the beat.
+        let delay = secondary.delays.median
+        let tolerance = max(p.secondaryToleranceSamples, (delay &* p.secondaryToleranceShareQ8) >> 8)
+        if abs(sinceLast &- delay) <= tolerance && c.amplitude < references.lastAmplitude { return false }
+      case .absent:
+        break
       }
-      if sinceLast < zone {
-        // Secondary-wave zone: only a beat as large and as tall as the last one passes.
-        if c.amplitude &* 256 < p.secondaryRatioQ8 &* references.lastAmplitude { return false }
-        if references.lastHeight > 0 && c.value &* 256 < p.secondaryRatioQ8 &* references.lastHeight { return false }
-      } else if rhythm.regular && expected > 0
+      if sinceLast >= zone && rhythm.regular && expected > 0
         && abs(sinceLast &- expected) &* 256 < p.regularToleranceQ8 &* expected
       {
         threshold = p.relaxedScoreThresholdQ16
@@ -113,6 +126,13 @@ extension BeatDetector {
   mutating func acceptPending(at index: Int64) {
     merge.isOpen = false
     let c = merge.candidate
+    // Elgendi's block of interest: the peak's energy (its W1 average, centred on it) must stand above the energy
+    // of the last W2 plus the offset. Noise in diastole and on the downstroke does not.
+    let centre = index &- (c.index &+ Int64(energy.peakWindow / 2))
+    if let peakEnergy = energy.peakEnergy(samplesAgo: centre), !energy.stands(peakEnergy: peakEnergy) {
+      noteSecondary(c)
+      return
+    }
     if references.isDecayed {
       // A beat after decayed references: if it is smaller than they were, the amplitude really dropped, so
       // the references come down to it (never further than the decay went); a large beat keeps them.
@@ -124,6 +144,7 @@ extension BeatDetector {
       }
       references.decayQ15 = 1 << 15
     }
+    closeSecondarySpan(interval: c.index &- rhythm.lastBeatIndex)
     if rhythm.hasLastBeat {
       let interval = c.index &- rhythm.lastBeatIndex
       let expected = rhythm.intervals.median
@@ -139,6 +160,7 @@ extension BeatDetector {
     references.lastAmplitude = c.amplitude
     references.lastHeight = c.value
     updateReferences()
+    energy.setScale(forAmplitude: references.amplitude)
     updateTimers()
     outbox.readyBeat = DetectedBeat(
       positionQ16: beatPositionQ16(c), reportedAt: position &- 1, amplitudeQ8: c.amplitude, upslopeQ8: c.slope)
@@ -163,9 +185,10 @@ extension BeatDetector {
   /// cleaner judges them). Clipped stays clipped.
   mutating func updateQualityFromRhythm() {
     guard quality != .clipped else { return }
+    let noisy = secondary.extraTotal >= BeatDetectorTuning.noisyExtraPeaks
     if quality == .good {
-      if rhythm.offCount >= 3 { setQuality(.poorSignal, at: position &- 1) }
-    } else if rhythm.isSteady {
+      if rhythm.offCount >= 3 || noisy { setQuality(.poorSignal, at: position &- 1) }
+    } else if rhythm.isSteady && secondary.extraTotal <= BeatDetectorTuning.quietExtraPeaks {
       setQuality(.good, at: position &- 1)
     }
   }
@@ -220,6 +243,7 @@ extension BeatDetector {
   mutating func restart(at index: Int64, settle: Bool) {
     references = PulseReferences()
     rhythm = RhythmTracker()
+    secondary = SecondaryWaveWatch()
     merge.isOpen = false
     acquisition = Acquisition(settledAfter: index &+ (settle ? parameters.settleSamples : 0))
     tracker.hysteresis = parameters.hysteresisFloorQ8

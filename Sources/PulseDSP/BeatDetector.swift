@@ -33,6 +33,7 @@ public struct BeatDetector: Sendable {
   var monitor: RawSignalMonitor
   var decimator: BoxcarDecimator
   var bandPass: BandPass
+  var energy: EnergyGate
   let invert: Bool
   let parameters: Parameters
 
@@ -44,6 +45,7 @@ public struct BeatDetector: Sendable {
   var merge = MergeWindow()
   var references = PulseReferences()
   var rhythm = RhythmTracker()
+  var secondary = SecondaryWaveWatch()
   var outbox = EventOutbox()
 
   // MARK: - Initialization
@@ -62,6 +64,7 @@ public struct BeatDetector: Sendable {
     let lowCorner = min(BeatDetectorTuning.lowPassCornerHz, BeatDetectorTuning.lowPassMaximumShareOfRate * workingRateHz)
     let lowPass = ButterworthLowPassDesign(cornerHz: lowCorner, sampleRateHz: workingRateHz)
     bandPass = BandPass(highPass: highPass, lowPass: lowPass)
+    energy = EnergyGate(workingRateHz: workingRateHz)
     invert = configuration.polarity == .inverted
     parameters = Parameters(
       workingRateHz: workingRateHz, decimationFactor: decimationFactor, groupDelay: lowPass.groupDelaySamples,
@@ -109,6 +112,7 @@ public struct BeatDetector: Sendable {
     monitor.reset()
     decimator.reset()
     bandPass.reset()
+    energy.reset()
     contact.rawBad = false
     outbox.readyBeat = nil
     contact.level = 0
@@ -143,6 +147,7 @@ public struct BeatDetector: Sendable {
   mutating func stepWorking(_ meanQ8: Int64) {
     let x = invert ? 0 &- meanQ8 : meanQ8
     let value = bandPass.step(x)
+    energy.step(value)
     let index = clock.index
     clock.index &+= 1
     let slope = index == 0 ? 0 : value &- clock.previousValue
@@ -195,6 +200,7 @@ public struct BeatDetector: Sendable {
         // The level usually jumps when contact returns (a finger back on a raw-intensity sensor: tens of
         // thousands of counts): the filters start afresh from here instead of ringing for seconds.
         bandPass.reset()
+        energy.reset()
         restart(at: clock.index, settle: true)
         setQuality(.settling, at: position &- 1)
       } else if quality == .clipped {

@@ -160,6 +160,42 @@ extension BeatDetector {
     var isSteady: Bool { count >= 2 && offBits & 0b11 == 0 }
   }
 
+  /// Whether the pulse carries a recurring secondary (dicrotic or reflected) wave, and where: after each beat,
+  /// the first peak that was not a beat (past the refractory period, before the next beat) is noted. A
+  /// secondary wave recurs after nearly every beat at the same delay; an early (premature) beat does not. Once
+  /// that is known, only candidates near the learnt delay are treated as secondary waves, and when the pulse
+  /// has none, early candidates are judged like any other: the fixed zones stay only while it is unknown.
+  struct SecondaryWaveWatch: Sendable {
+    enum State: Sendable, Equatable {
+      /// Not enough beats seen, or peaks between beats at no consistent delay (noise): fixed zones.
+      case unknown
+      /// (Almost) no peak between beats: no secondary wave to guard against.
+      case absent
+      /// A secondary wave at the median delay `delays.median` (working samples) after nearly every beat.
+      case recurring
+    }
+
+    /// Delays (working samples after the beat) of the last secondary peaks seen.
+    var delays = RecentMedian()
+    /// The last eight beats, newest in bit 0: 1 = a secondary peak followed it.
+    var bits = 0
+    var count = 0
+    /// The current beat's first secondary peak (its delay), or nil.
+    var pendingDelay: Int64?
+    /// Rejected peaks beyond the first in the current span, and over the last eight spans (4 bits each).
+    var pendingExtra = 0
+    var extraNibbles: UInt32 = 0
+    var extraTotal: Int {
+      var n = 0
+      for k in 0..<8 { n += Int(extraNibbles >> UInt32(4 * k) & 0xF) }
+      return n
+    }
+    var state = State.unknown
+
+    /// How many of the last eight beats had a secondary peak.
+    var ones: Int { (bits & 0xFF).nonzeroBitCount }
+  }
+
   /// Events of the current sample, drained after it, and the last quality reported.
   struct EventOutbox: Sendable {
     var readyBeat: DetectedBeat?

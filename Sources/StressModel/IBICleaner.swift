@@ -8,14 +8,15 @@
 /// its successor y, in units of m (a = x/m, b = y/m):
 /// - **missed beat**: a ≈ 2 (or 3): one interval spans two;
 /// - **extra beat**: a and b short, a + b ≈ 1: a false detection split one interval (both excluded);
-/// - **premature beat**: a short, b long, a jump b − a beyond D, a + b ≈ the two neighbouring intervals, and
+/// - **premature beat**: a short, b long, a jump b − a beyond D, a + b ≈ the two neighbouring intervals (or 2), and
 ///   the interval after them not long (compensatory pause); or a short and b ≈ 1 with a jump beyond 0.6 D (the
 ///   rhythm resets from it). Both intervals touch a non-sinus beat and are excluded, as NN intervals exclude
 ///   them;
 /// - **misplaced beat**: a long, b short, a − b beyond D, a + b ≈ the neighbours' sum: a beat found out of place
 ///   (hidden in a shoulder, taken late), unless b and its successor are themselves an extra or a premature beat
 ///   (a respiratory peak followed by a premature beat looks the same from a alone);
-/// - **irregular**: no pattern, but far off (a < 1 − 2.5d or a > 1 + 4d): noise, unexplained.
+/// - **irregular**: no pattern, but far off (a < 1 − 2.5d or a > 1 + 3d): noise, unexplained, or the long
+///   interval of a premature beat the pair test missed.
 /// Everything else is clean, however far it swings: a real isolated long interval returns to normal after it,
 /// it is not followed by a short one. "Short" and "long" mean beyond d, a time-varying threshold (Kubios' idea):
 /// d = 3 × the robust spread (1.4826 × median |a − 1|) of the last 60 clean intervals, kept in 0.12...0.2, so a
@@ -31,7 +32,8 @@
 /// stitched across a gap. Measured on the real NN series and on injected artefacts in docs/detector.md.
 public struct IBICleaner: Sendable {
   public struct Configuration: Sendable, Equatable {
-    /// Physiologically plausible intervals, ms (200 bpm to 30 bpm).
+    /// Physiologically plausible intervals, ms (200 bpm to 24 bpm: a 40 bpm heart with strong sinus arrhythmia
+    /// reaches 2.2 s).
     public var plausibleMilliseconds: ClosedRange<Double>
     /// d = this × the robust spread of recent clean intervals around their references...
     public var spreadMultiplier: Double
@@ -45,7 +47,7 @@ public struct IBICleaner: Sendable {
     public var patternTolerance: Double
 
     public init(
-      plausibleMilliseconds: ClosedRange<Double> = 300...2000, spreadMultiplier: Double = 3,
+      plausibleMilliseconds: ClosedRange<Double> = 300...2500, spreadMultiplier: Double = 3,
       deviationRange: ClosedRange<Double> = 0.12...0.2, jumpMultiplier: Double = 4,
       jumpRange: ClosedRange<Double> = 0.25...0.4, patternTolerance: Double = 0.3
     ) {
@@ -183,7 +185,9 @@ public struct IBICleaner: Sendable {
       verdict = .implausible
     } else if abs(a - 2) < tolerance || abs(a - 3) < 1.5 * tolerance {
       verdict = .missedBeat
-    } else if let b, a < 1 - d / 2, b > 1 + d / 2, b - a > jump, abs(a + b - pairSum) < tolerance, (c ?? 1) <= 1 + d {
+    } else if let b, a < 1 - d / 2, b > 1 + d / 2, b - a > jump,
+      min(abs(a + b - pairSum), abs(a + b - 2)) < tolerance, (c ?? 1) <= 1 + d
+    {
       verdict = .prematureBeat
       pairs = true
     } else if let b, a < 1 - d, abs(b - 1) < min(tolerance, d), b - a > 0.6 * jump {
@@ -194,7 +198,7 @@ public struct IBICleaner: Sendable {
     {
       verdict = .misplacedBeat
       pairs = true
-    } else if a < 1 - 2.5 * d || a > 1 + 4 * d {
+    } else if a < 1 - 2.5 * d || a > 1 + 3 * d {
       verdict = .irregular
     }
     if pairs { pairedVerdict = verdict }
