@@ -1,6 +1,12 @@
 import Config
 import Synchronization
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// A register-level MAX3010x at 0x57 for tests and the simulated board: the real register map, a 32-sample FIFO
 /// with write/read pointers that advance on the injected clock, OVF_COUNTER, A_FULL, reset, shutdown, die
 /// temperature, and samples made by `EmulatedFinger` optics from a recorded pulse wave, at the configured ADC
@@ -30,6 +36,9 @@ public final class MAX30102Emulator: EmulatedI2CDevice, @unchecked Sendable {
     public var logsSamples = false
     /// Time the RESET bit stays set (the datasheet gives none; the part is quick).
     public var resetDuration: Int64 = 1_000_000
+    /// Nanoseconds after power-on from which every transfer hangs, never returning (a wedged bus: SDA held low,
+    /// a driver stuck in the kernel). For the systemd watchdog test (`[sensor] stall_after_s`); nil: never.
+    public var stallAfter: Int64?
 
     public init() {}
   }
@@ -49,6 +58,8 @@ public final class MAX30102Emulator: EmulatedI2CDevice, @unchecked Sendable {
   public private(set) var options: Options
   private let clock: any SensorClock
   private let poweredOnAt: Int64
+  /// When transfers start to hang (`Options.stallAfter`), on the injected clock.
+  private let stallsAt: Int64?
   /// Guards all mutable state below.
   private let lock = Mutex(())
 
@@ -79,7 +90,9 @@ public final class MAX30102Emulator: EmulatedI2CDevice, @unchecked Sendable {
     self.waveform = waveform
     self.clock = clock
     self.options = options
-    poweredOnAt = clock.now()
+    let now = clock.now()
+    poweredOnAt = now
+    stallsAt = options.stallAfter.map { now + $0 }
   }
 
   // MARK: - Public: the world outside the registers
@@ -110,11 +123,19 @@ public final class MAX30102Emulator: EmulatedI2CDevice, @unchecked Sendable {
   // MARK: - EmulatedI2CDevice
 
   public func receive(_ bytes: [UInt8]) {
+    stallIfDue()
     lock.withLock { _ in receiveLocked(bytes) }
   }
 
   public func transmit(count: Int) -> [UInt8] {
-    lock.withLock { _ in transmitLocked(count: count) }
+    stallIfDue()
+    return lock.withLock { _ in transmitLocked(count: count) }
+  }
+
+  /// Past `options.stallAfter`, the calling thread never comes back (it sleeps, costing nothing).
+  private func stallIfDue() {
+    guard let stallsAt, clock.now() >= stallsAt else { return }
+    while true { _ = sleep(3_600) }
   }
 
   private func receiveLocked(_ bytes: [UInt8]) {
