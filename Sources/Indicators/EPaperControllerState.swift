@@ -16,6 +16,8 @@ struct EPaperControllerState {
   var resetHigh = true
   var asleep = false
   var busyUntil: Int64 = 0
+  /// How long the last update keeps BUSY high, for the emulator to count from the end of its own work.
+  var lastUpdateBusy: Int64?
   var busyHeld = false
   var releasedPins: Set<String> = []
   var spiClosed = false
@@ -265,6 +267,7 @@ struct EPaperControllerState {
     if sequence & S.disableAnalog != 0 { analogOn = false }
     if sequence & S.disableClock != 0 { clockOn = false }
     busyUntil = now + busy
+    lastUpdateBusy = busy
   }
 
   /// Drives the glass from RAM with the loaded waveform; returns how long BUSY stays high.

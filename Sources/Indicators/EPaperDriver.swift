@@ -223,8 +223,9 @@ public actor EPaperDriver {
 
   private func update(_ sequence: UInt8, step: String) async throws {
     try send(.displayUpdateControl2, [sequence])
+    let activated = clock.nowMilliseconds()
     try send(.masterActivation)
-    try await waitForBusyToRise(step: step)
+    try await waitForBusyToRise(since: activated, step: step)
     try await waitWhileBusy(step: step)
   }
 
@@ -239,12 +240,12 @@ public actor EPaperDriver {
   }
 
   /// An update keeps BUSY high for hundreds of milliseconds: one that never rises means BUSY is not connected (it
-  /// reads low through the pull-down) or the controller has no power.
-  private func waitForBusyToRise(step: String) async throws {
-    let start = clock.nowMilliseconds()
+  /// reads low through the pull-down) or the controller has no power. A first look later than the rise window
+  /// (this process was not scheduled) proves nothing either way: the update may be over already.
+  private func waitForBusyToRise(since activated: Int64, step: String) async throws {
+    guard clock.nowMilliseconds() - activated < Self.busyRiseMilliseconds else { return }
     while try !busy.get() {
-      let waited = clock.nowMilliseconds() - start
-      if waited >= Self.busyRiseMilliseconds {
+      if clock.nowMilliseconds() - activated >= Self.busyRiseMilliseconds {
         throw EPaperError.busyNeverRose(panel: model.name, step: step, powerSwitched: power != nil)
       }
       try await clock.sleep(milliseconds: Self.busyPollMilliseconds)

@@ -100,6 +100,12 @@ public final class EPaperEmulator: Sendable {
                           hint: "the device was closed")
       }
       state.receive(bytes, now: now)
+      // A real controller raises BUSY as the update starts; computing the new glass here takes time of its own
+      // (more than a short update lasts at 10× in a debug build), so BUSY counts from the end of that work.
+      if let busy = state.lastUpdateBusy {
+        state.lastUpdateBusy = nil
+        state.busyUntil = max(state.busyUntil, clock.nowMilliseconds() + busy)
+      }
     }
   }
 
