@@ -102,7 +102,7 @@ let package = Package(
       name: "Monitor",
       dependencies: [
         "PulseDSP", "StressModel", "Analysis", "Signals", "Sensors", "Indicators", "Store", "Config", "LinuxIO",
-        "SyncWire", "Sync",
+        "SyncWire", "Sync", "CLinuxShim",
         .product(name: "Logging", package: "swift-log"),
       ]
     ),

@@ -137,7 +137,9 @@ final class NotifySocket: Sendable {
     address.sun_family = sa_family_t(AF_UNIX)
     withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
     let bound = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+      }
     }
     guard descriptor >= 0, bound == 0 else { throw POSIXError(.EADDRINUSE) }
     var timeout = timeval(tv_sec: 0, tv_usec: 100_000)
