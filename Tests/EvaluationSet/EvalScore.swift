@@ -94,7 +94,7 @@ public struct EvalScore: Sendable {
     return d == 0 ? 1 : Double(2 * truePositives) / Double(d)
   }
 
-  public var timingBiasMs: Double? { EvalStatistics.mean(timingOffsetsMs) }
+  public var timingBiasMs: Double? { Statistics.mean(timingOffsetsMs) }
   public var timingSDMs: Double? { EvalStatistics.populationSD(timingOffsetsMs) }
 
   // MARK: - Truth

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The evaluation set: which records exist, how to make one, and how to score an analyzer on one.
 /// docs/evaluation-set.md describes the material, the conditions and the scoring.
 public enum EvalSet {
@@ -35,11 +37,22 @@ public enum EvalSet {
     return EvalGenerator.record(spec, material: material, noiseFree: noiseFree)
   }
 
-  /// Makes a record, runs `analyzer` on it, and scores the output against the truth (`EvalScore`).
+  /// `record(spec)`, kept for the rest of the process (records of up to 10 minutes): tests that score several
+  /// analyzers or configurations on the subset make each record once.
+  public static func cachedRecord(_ spec: EvalRecordSpec) throws -> EvalRecord {
+    if let record = cache.withLock({ $0[spec] }) { return record }
+    let record = try record(spec)
+    if spec.durationSeconds <= 600 { cache.withLock { $0[spec] = record } }
+    return record
+  }
+
+  private static let cache = Mutex<[EvalRecordSpec: EvalRecord]>([:])
+
+  /// Makes a record (cached), runs `analyzer` on it, and scores the output against the truth (`EvalScore`).
   /// The place for the detector's accuracy tests: e.g.
   /// `try EvalSet.score(.init(condition: .fast, rateHz: 100, seed: 1, durationSeconds: 120), analyzer: .stressmon)`.
   public static func score(_ spec: EvalRecordSpec, analyzer: EvalAnalyzer) throws -> EvalScore {
-    let record = try record(spec)
+    let record = try cachedRecord(spec)
     return EvalScore(record: record, output: try analyzer.run(record))
   }
 

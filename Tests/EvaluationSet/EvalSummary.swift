@@ -1,3 +1,5 @@
+import StressModel
+
 /// Figures over several scored records (a condition, or the whole set), as scripts/accuracy_score.py `summarise`
 /// pools them: beats and matched offsets pooled over records, window errors over every shown window.
 public struct EvalSummary: Sendable {
@@ -7,6 +9,7 @@ public struct EvalSummary: Sendable {
   public let falseNegatives: Int
   /// Lowest F1 of a single record.
   public let minimumF1: Double?
+  /// Detection − truth over every matched pair: mean, and SD around each record's own mean (pooled).
   public let timingBiasMs: Double?
   public let timingSDMs: Double?
   /// |analyzer − truth| over shown windows with a truth, ms: median and 90th percentile.
@@ -31,23 +34,28 @@ public struct EvalSummary: Sendable {
     falseNegatives = scores.reduce(0) { $0 + $1.falseNegatives }
     minimumF1 = scores.map(\.f1).min()
     let offsets = scores.flatMap(\.timingOffsetsMs)
-    timingBiasMs = EvalStatistics.mean(offsets)
-    timingSDMs = EvalStatistics.populationSD(offsets)
+    timingBiasMs = Statistics.mean(offsets)
+    // Precision: each record's offsets around its own mean, pooled (the bias moves with the pulse shape).
+    let spread = scores.reduce(0.0) { sum, score in
+      guard let m = Statistics.mean(score.timingOffsetsMs) else { return sum }
+      return sum + score.timingOffsetsMs.reduce(0) { $0 + ($1 - m) * ($1 - m) }
+    }
+    timingSDMs = offsets.isEmpty ? nil : (spread / Double(offsets.count)).squareRoot()
     let windows = scores.flatMap(\.windows)
     let sdnn = windows.compactMap(\.sdnnError).map(abs)
     let rmssd = windows.compactMap(\.rmssdError).map(abs)
-    sdnnMedianError = EvalStatistics.percentile(sdnn, 50)
-    sdnnP90Error = EvalStatistics.percentile(sdnn, 90)
-    rmssdMedianError = EvalStatistics.percentile(rmssd, 50)
-    rmssdP90Error = EvalStatistics.percentile(rmssd, 90)
+    sdnnMedianError = Statistics.percentile(sdnn, 50)
+    sdnnP90Error = Statistics.percentile(sdnn, 90)
+    rmssdMedianError = Statistics.percentile(rmssd, 50)
+    rmssdP90Error = Statistics.percentile(rmssd, 90)
     let judged = windows.filter { $0.sdnnError != nil }
     sdnnWithin10 = EvalStatistics.share(judged) { abs($0.sdnnError!) <= 0.1 * $0.truth!.sdnnMs }
     cleanShown = EvalStatistics.share(windows.filter { $0.kind == .clean }, \.shown)
     noisyUncategorised = EvalStatistics.share(windows.filter { $0.kind == .noisy }) { !$0.shown }
     liftedUncategorised = EvalStatistics.share(windows.filter { $0.kind == .lifted }) { !$0.shown }
-    recordSDNNMedianError = EvalStatistics.percentile(
+    recordSDNNMedianError = Statistics.percentile(
       scores.compactMap { s in s.sdnnMs.flatMap { v in s.truth.map { abs(v - $0.sdnnMs) } } }, 50)
-    recordRMSSDMedianError = EvalStatistics.percentile(
+    recordRMSSDMedianError = Statistics.percentile(
       scores.compactMap { s in s.rmssdMs.flatMap { v in s.truth.map { abs(v - $0.rmssdMs) } } }, 50)
   }
 
@@ -57,25 +65,16 @@ public struct EvalSummary: Sendable {
   }
 }
 
-/// The few statistics the scoring needs, defined as numpy's (percentile: linear interpolation; SD: population).
+/// The two statistics the scoring needs beyond StressModel's `Statistics` (whose mean and numpy-style linear
+/// percentile it uses).
 public enum EvalStatistics {
-  public static func mean(_ x: [Double]) -> Double? { x.isEmpty ? nil : x.reduce(0, +) / Double(x.count) }
-
+  /// Population SD (numpy's default, ddof = 0); nil when empty.
   public static func populationSD(_ x: [Double]) -> Double? {
-    guard let m = mean(x) else { return nil }
+    guard let m = Statistics.mean(x) else { return nil }
     return (x.reduce(0) { $0 + ($1 - m) * ($1 - m) } / Double(x.count)).squareRoot()
   }
 
-  /// numpy.percentile(x, q) with its default linear interpolation.
-  public static func percentile(_ x: [Double], _ q: Double) -> Double? {
-    guard !x.isEmpty else { return nil }
-    let s = x.sorted()
-    let position = Double(s.count - 1) * q / 100
-    let i = Int(position)
-    let f = position - Double(i)
-    return i + 1 < s.count ? s[i] + f * (s[i + 1] - s[i]) : s[i]
-  }
-
+  /// Share of `items` for which `predicate` holds; nil when empty.
   public static func share<T>(_ items: [T], _ predicate: (T) -> Bool) -> Double? {
     items.isEmpty ? nil : Double(items.filter(predicate).count) / Double(items.count)
   }

@@ -3,6 +3,7 @@
 #elseif canImport(Darwin)
   import Darwin
 #endif
+import StressModel
 
 /// Double-precision signal helpers for building the evaluation set. They run once per process on the real
 /// material (never on the device's per-sample path), so clarity wins over speed.
@@ -85,20 +86,10 @@ enum SignalMath {
     return x[i] + f * (x[i + 1] - x[i])
   }
 
-  static func median(_ x: [Double]) -> Double {
-    guard !x.isEmpty else { return .nan }
-    let s = x.sorted()
-    let n = s.count
-    return n % 2 == 1 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2])
-  }
-
-  static func mean(_ x: [Double]) -> Double { x.isEmpty ? .nan : x.reduce(0, +) / Double(x.count) }
-
-  static func standardDeviation(_ x: [Double]) -> Double {
-    guard x.count > 1 else { return .nan }
-    let m = mean(x)
-    return (x.reduce(0) { $0 + ($1 - m) * ($1 - m) } / Double(x.count - 1)).squareRoot()
-  }
+  /// StressModel's statistics (one definition), NaN instead of nil for an empty input.
+  static func median(_ x: [Double]) -> Double { Statistics.median(x) ?? .nan }
+  static func mean(_ x: [Double]) -> Double { Statistics.mean(x) ?? .nan }
+  static func standardDeviation(_ x: [Double]) -> Double { Statistics.sampleStandardDeviation(x) ?? .nan }
 
   /// Pearson correlation of two equally long series.
   static func correlation(_ a: [Double], _ b: [Double]) -> Double {

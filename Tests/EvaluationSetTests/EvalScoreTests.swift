@@ -82,6 +82,19 @@ struct EvalScoreTests {
     #expect(nn.count == beats.count - 1 - 2 * premature.count)
   }
 
+  @Test("The subset covers every condition at three rates; an exact analyzer scores F1 1 on all of it")
+  func subset() throws {
+    let specs = EvalSet.subsetSpecs()
+    #expect(Set(specs.map(\.condition)) == Set(EvalCondition.allCases))
+    #expect(specs.count == 3 * EvalCondition.allCases.count)
+    let summaries = try EvalSet.summaries(specs, analyzer: Self.oracle())
+    for condition in EvalCondition.allCases {
+      let summary = try #require(summaries[condition])
+      #expect(summary.records == 3 && summary.f1 == 1 && summary.falsePositives == 0, "\(condition)")
+      #expect(summary.timingSDMs == 0)
+    }
+  }
+
   @Test("The stressmon adapter shares the truth's time base (sample n at n / rate)")
   func stressmonAdapter() throws {
     // A plumbing check, not an accuracy target: on a clean record nearly every beat must match within ±150 ms
