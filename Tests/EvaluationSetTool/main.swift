@@ -12,7 +12,7 @@ struct EvalSetTool: ParsableCommand {
       The material is read from the shared data set ($STRESSMON_DATA, else ../shared/data beside the repository).
       The same seeds always give the same files.
       """,
-    subcommands: [Write.self, Material.self], defaultSubcommand: Write.self)
+    subcommands: [Write.self, Score.self, Material.self], defaultSubcommand: Write.self)
 }
 
 struct Write: ParsableCommand {
@@ -22,17 +22,7 @@ struct Write: ParsableCommand {
   @Option(name: .long, help: "Folder to write into (created if missing).")
   var out: String
 
-  @Option(name: .long, help: "Records per condition and rate.")
-  var seeds = 2
-
-  @Option(name: .long, help: "Length of each record, seconds.")
-  var duration = 300.0
-
-  @Option(name: .long, help: "Only these conditions (comma-separated, e.g. clean,noisy).")
-  var conditions: String?
-
-  @Option(name: .long, help: "Only these rates in Hz (comma-separated, from 25,50,100,200,400).")
-  var rates: String?
+  @OptionGroup var selection: Selection
 
   @Flag(name: .long, help: "Render the pulse trains without noise, drift, wander or motion (checking the truth).")
   var noiseFree = false
@@ -40,26 +30,8 @@ struct Write: ParsableCommand {
   @Flag(name: .long, help: "Print the index as JSON on stdout.")
   var json = false
 
-  func validate() throws {
-    guard seeds >= 1, seeds <= 100 else { throw ValidationError("--seeds must be 1…100") }
-    guard duration >= 10, duration <= 7200 else { throw ValidationError("--duration must be 10…7200 s") }
-  }
-
   func run() throws {
-    var specs = EvalSet.fullSpecs(seeds: seeds, durationSeconds: duration)
-    if let conditions {
-      let wanted = conditions.split(separator: ",").map { String($0) }
-      for name in wanted where EvalCondition(rawValue: name) == nil {
-        throw ValidationError(
-          "unknown condition '\(name)'; known: \(EvalCondition.allCases.map(\.rawValue).joined(separator: ","))")
-      }
-      specs = specs.filter { wanted.contains($0.condition.rawValue) }
-    }
-    if let rates {
-      let wanted = rates.split(separator: ",").compactMap { Double($0) }
-      guard !wanted.isEmpty else { throw ValidationError("--rates: give numbers, e.g. 25,100") }
-      specs = specs.filter { wanted.contains($0.rateHz) }
-    }
+    let specs = selection.specs
     if let reason = EvalSet.unavailableReason { fail("stressmon-evalset: \(reason)", code: 66) }
     do {
       try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
@@ -86,6 +58,101 @@ struct Write: ParsableCommand {
       print(String(decoding: data, as: UTF8.self))
     } else {
       print("Wrote \(specs.count) records to \(out)")
+    }
+  }
+}
+
+/// Which records: the flags shared by `write` and `score`.
+struct Selection: ParsableArguments {
+  @Option(name: .long, help: "Records per condition and rate.")
+  var seeds = 2
+
+  @Option(name: .long, help: "Length of each record, seconds.")
+  var duration = 300.0
+
+  @Option(name: .long, help: "Only these conditions (comma-separated, e.g. clean,noisy).")
+  var conditions: String?
+
+  @Option(name: .long, help: "Only these rates in Hz (comma-separated, from 25,50,100,200,400).")
+  var rates: String?
+
+  func validate() throws {
+    guard seeds >= 1, seeds <= 100 else { throw ValidationError("--seeds must be 1…100") }
+    guard duration >= 10, duration <= 7200 else { throw ValidationError("--duration must be 10…7200 s") }
+    if let conditions {
+      for name in conditions.split(separator: ",") where EvalCondition(rawValue: String(name)) == nil {
+        throw ValidationError(
+          "unknown condition '\(name)'; known: \(EvalCondition.allCases.map(\.rawValue).joined(separator: ","))")
+      }
+    }
+    if let rates, rates.split(separator: ",").contains(where: { Double($0) == nil }) {
+      throw ValidationError("--rates: give numbers, e.g. 25,100")
+    }
+  }
+
+  var specs: [EvalRecordSpec] {
+    var specs = EvalSet.fullSpecs(seeds: seeds, durationSeconds: duration)
+    if let conditions {
+      let wanted = conditions.split(separator: ",").map(String.init)
+      specs = specs.filter { wanted.contains($0.condition.rawValue) }
+    }
+    if let rates {
+      let wanted = rates.split(separator: ",").compactMap { Double($0) }
+      specs = specs.filter { wanted.contains($0.rateHz) }
+    }
+    return specs
+  }
+}
+
+struct Score: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Score stressmon's analysis chain (in process) per condition, as the tests do.",
+    discussion: """
+      Without flags: the tests' subset (every condition at 25, 100 and 400 Hz, 120 s, seed 1). The figures are
+      EvalSummary's, defined as scripts/accuracy_score.py defines them (bench-accuracy adds the peers).
+      """)
+
+  @Flag(name: .long, help: "Score the whole set as selected by the flags below instead of the tests' subset.")
+  var all = false
+
+  @OptionGroup var selection: Selection
+
+  @Flag(name: .long, help: "JSON on stdout.")
+  var json = false
+
+  func run() throws {
+    if let reason = EvalSet.unavailableReason { fail("stressmon-evalset: \(reason)", code: 66) }
+    let specs = all ? selection.specs : EvalSet.subsetSpecs()
+    let summaries = try EvalSet.summaries(specs, analyzer: .stressmon)
+    let rows: [[String: Any]] = EvalCondition.allCases.compactMap { condition in
+      guard let s = summaries[condition] else { return nil }
+      let figures: [String: Double?] = [
+        "f1": s.f1, "min_f1": s.minimumF1, "bias_ms": s.timingBiasMs, "sd_ms": s.timingSDMs,
+        "sdnn_median": s.sdnnMedianError, "sdnn_p90": s.sdnnP90Error, "rmssd_median": s.rmssdMedianError,
+        "rmssd_p90": s.rmssdP90Error, "sdnn_within10": s.sdnnWithin10, "clean_shown": s.cleanShown,
+        "noisy_uncategorised": s.noisyUncategorised, "lifted_uncategorised": s.liftedUncategorised,
+        "record_sdnn_median": s.recordSDNNMedianError, "record_rmssd_median": s.recordRMSSDMedianError,
+      ]
+      var row: [String: Any] = ["condition": condition.rawValue, "records": s.records, "tp": s.truePositives,
+        "fp": s.falsePositives, "fn": s.falseNegatives]
+      for (key, value) in figures { row[key] = value ?? NSNull() }
+      return row
+    }
+    if json {
+      let data = try JSONSerialization.data(withJSONObject: ["conditions": rows], options: [.sortedKeys])
+      print(String(decoding: data, as: UTF8.self))
+      return
+    }
+    func f(_ v: Any?, _ digits: Int = 1) -> String {
+      guard let d = v as? Double else { return "–" }
+      return String(format: "%.\(digits)f", d)
+    }
+    print("condition                  records  F1 (lowest)      bias ± SD ms    SDNN |err| med/p90  RMSSD |err| med/p90")
+    for r in rows {
+      let name = (r["condition"] as! String).padding(toLength: 26, withPad: " ", startingAt: 0)
+      print(
+        "\(name) \(r["records"]!)        \(f(r["f1"], 3)) (\(f(r["min_f1"], 3)))   \(f(r["bias_ms"])) ± \(f(r["sd_ms"]))"
+          + "      \(f(r["sdnn_median"])) / \(f(r["sdnn_p90"]))          \(f(r["rmssd_median"])) / \(f(r["rmssd_p90"]))")
     }
   }
 }
