@@ -10,6 +10,10 @@ True NN intervals (truth_nn): consecutive heartbeats (beat_numbers differ by 1),
 belongs to the window its end beat falls in. SDNN (n - 1) over every interval, RMSSD over successive differences of
 adjacent intervals only; none with fewer than 3 intervals or no successive difference (StressModel.HRVMetrics).
 
+Pairs (pair_hrv): the true NN intervals whose two beats were both detected, timed by the truth and by the
+detector; the gap between the two SDNNs is the detector's timing, the gap between the analyzer's cleaned SDNN and
+the detector's is the cleaning (issue 12: on clean records they must agree within 1 ms).
+
 Windows (score_windows): each window the analyzer reports, [start, end), against the truth in the same span; its
 kind is "lifted" (>= 50 % under a lifted finger), "noisy" (a noisy record), "artefact" (motion or a lift touches
 it) or "clean". A window is shown when the device would give it a category (quality "good").
@@ -56,13 +60,16 @@ def match(ref, det, tol):
 
 
 def score_beats(sidecar, detected_s):
+    """TP/FP/FN, the matched offsets, and `matched`: sidecar beat index -> the detection matched to it."""
     excluded = sidecar["excluded_s"]
-    truth = [t for t in sidecar["beat_times_s"] if not in_spans(t, excluded)]
+    index = [i for i, t in enumerate(sidecar["beat_times_s"]) if not in_spans(t, excluded)]
+    truth = [sidecar["beat_times_s"][i] for i in index]
     det = sorted(t for t in detected_s if not in_spans(t, excluded))
     pairs = match(truth, det, TOLERANCE_S)
     tp = len(pairs)
     return {"tp": tp, "fp": len(det) - tp, "fn": len(truth) - tp,
-            "offsets_ms": [(det[j] - truth[i]) * 1000.0 for i, j in pairs]}
+            "offsets_ms": [(det[j] - truth[i]) * 1000.0 for i, j in pairs],
+            "matched": {index[i]: det[j] for i, j in pairs}}
 
 
 def f1(tp, fp, fn):
@@ -72,15 +79,30 @@ def f1(tp, fp, fn):
 
 # ----------------------------------------------------------------------------- HRV
 
-def truth_nn(sidecar):
-    """[(ms, end_s, end_number)] between consecutive visible heartbeats, neither premature."""
+def truth_nn(sidecar, matched=None):
+    """[(ms, end_s, end_number)] between consecutive visible heartbeats, neither premature. With `matched` (from
+    score_beats): only the intervals whose two beats were both detected."""
+    return _nn(sidecar, matched, detected=False)
+
+
+def _nn(sidecar, matched, detected):
     t, n = sidecar["beat_times_s"], sidecar["beat_numbers"]
     premature = set(sidecar["premature_beats"])
     out = []
     for i in range(1, len(t)):
         if n[i] == n[i - 1] + 1 and i not in premature and (i - 1) not in premature:
-            out.append(((t[i] - t[i - 1]) * 1000.0, t[i], n[i]))
+            if matched is not None and not (i in matched and (i - 1) in matched):
+                continue
+            a, b = (matched[i - 1], matched[i]) if detected else (t[i - 1], t[i])
+            out.append(((b - a) * 1000.0, t[i], n[i]))
     return out
+
+
+def pair_hrv(sidecar, matched):
+    """HRV over the true NN pairs whose beats were both detected: (truth, the detector's own intervals over the
+    same pairs). Their difference is the detector's timing; the analyzer's cleaned HRV against the second is
+    what its interval cleaning does."""
+    return hrv(runs(truth_nn(sidecar, matched))), hrv(runs(_nn(sidecar, matched, detected=True)))
 
 
 def runs(intervals):
@@ -173,9 +195,13 @@ def peer_record_hrv(beats_s):
 def score_record(sidecar, detected_s, windows, record_hrv):
     """Everything for one record and one analyzer. record_hrv: (sdnn, rmssd) of the analyzer, or None."""
     beats = score_beats(sidecar, detected_s)
+    matched = beats.pop("matched")
     truth = hrv(runs(truth_nn(sidecar)))
+    pair_truth, pair_detected = pair_hrv(sidecar, matched)
     return {"condition": sidecar["condition"], "rate_hz": sidecar["fs"], **beats,
             "f1": f1(beats["tp"], beats["fp"], beats["fn"]),
+            "pair_truth_sdnn": pair_truth[0] if pair_truth else None,
+            "pair_sdnn": pair_detected[0] if pair_detected else None,
             "windows": score_windows(sidecar, windows),
             "truth_sdnn": truth[0] if truth else None, "truth_rmssd": truth[1] if truth else None,
             "sdnn": record_hrv[0] if record_hrv else None, "rmssd": record_hrv[1] if record_hrv else None}
@@ -236,4 +262,10 @@ def summarise(records):
         "lifted_uncategorised": share(kind("lifted"), lambda w: not w["shown"]),
         "record_sdnn_median": percentile(record_err("sdnn"), 50),
         "record_rmssd_median": percentile(record_err("rmssd"), 50),
+        # Whole records: the detector's own intervals over the detected true pairs against the truth of those
+        # pairs (timing), and the analyzer's cleaned SDNN against those intervals (cleaning).
+        "pair_sdnn_median": percentile([abs(r["pair_sdnn"] - r["pair_truth_sdnn"]) for r in records
+                                        if r["pair_sdnn"] is not None and r["pair_truth_sdnn"] is not None], 50),
+        "cleaning_sdnn_median": percentile([abs(r["sdnn"] - r["pair_sdnn"]) for r in records
+                                            if r["sdnn"] is not None and r["pair_sdnn"] is not None], 50),
     }

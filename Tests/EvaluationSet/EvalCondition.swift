@@ -10,7 +10,7 @@ public enum EvalCondition: String, CaseIterable, Codable, Sendable {
   case noisy
   /// Bursts of real motion artefact (the BITalino motion recording minus its pulse), 2–15× the pulse.
   case motion
-  /// The finger lifted for 4–20 s: the light falls to near dark, then settles back; no beats truth there.
+  /// The finger lifted for 4–45 s: the light falls to near dark, then settles back; no beats truth there.
   case lifted
   /// Premature beats 20–35 % early followed by a full compensatory pause (the two intervals sum to two).
   case prematureCompensatory = "premature_compensatory"

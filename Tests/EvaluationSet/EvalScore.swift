@@ -50,6 +50,11 @@ public struct EvalScore: Sendable {
   public let windows: [Window]
   /// HRV of the true NN intervals over the whole record, and the analyzer's own.
   public let truth: HRVMetrics?
+  /// Over the true NN intervals whose two beats were both detected: HRV by the truth's times and by the
+  /// detections' (`pair_hrv`). The gap between them is the detector's timing; the analyzer's cleaned HRV
+  /// against `pairDetected` is what its interval cleaning does.
+  public let pairTruth: HRVMetrics?
+  public let pairDetected: HRVMetrics?
   public let sdnnMs: Double?
   public let rmssdMs: Double?
 
@@ -60,16 +65,22 @@ public struct EvalScore: Sendable {
     condition = record.spec.condition
     rateHz = record.rateHz
     let scored = { (t: Double) in !record.excludedSpans.contains { $0.contains(t) } }
-    let truthTimes = record.visibleBeats.map(\.seconds).filter(scored)
+    let visible = record.visibleBeats
+    let index = visible.indices.filter { scored(visible[$0].seconds) }
+    let truthTimes = index.map { visible[$0].seconds }
     let detected = output.beatTimesSeconds.filter(scored).sorted()
     let pairs = BeatScoring.match(reference: truthTimes, detected: detected, tolerance: Self.toleranceSeconds)
     truePositives = pairs.count
     falsePositives = detected.count - pairs.count
     falseNegatives = truthTimes.count - pairs.count
     timingOffsetsMs = pairs.map { (detected[$0.1] - truthTimes[$0.0]) * 1000 }
+    var matched: [Int: Double] = [:]
+    for (i, j) in pairs { matched[index[i]] = detected[j] }
 
     let nn = Self.truthNN(record)
     truth = HRVMetrics(segmentsMs: Self.runs(nn))
+    pairTruth = HRVMetrics(segmentsMs: Self.runs(Self.truthNN(record, matched: matched)))
+    pairDetected = HRVMetrics(segmentsMs: Self.runs(Self.truthNN(record, matched: matched, detected: true)))
     sdnnMs = output.sdnnMs
     rmssdMs = output.rmssdMs
     windows = output.windows.map { w in
@@ -106,15 +117,20 @@ public struct EvalScore: Sendable {
     public var endNumber: Int
   }
 
-  /// Intervals between consecutive heartbeats that are both visible and neither premature.
-  public static func truthNN(_ record: EvalRecord) -> [Interval] {
+  /// Intervals between consecutive heartbeats that are both visible and neither premature. With `matched`
+  /// (visible beat index → the detection matched to it): only those whose two beats were detected, timed by
+  /// the detections when `detected`.
+  public static func truthNN(_ record: EvalRecord, matched: [Int: Double]? = nil, detected: Bool = false) -> [Interval] {
     let beats = record.visibleBeats
     guard beats.count > 1 else { return [] }
     return (1..<beats.count).compactMap { i in
       let a = beats[i - 1]
       let b = beats[i]
       guard b.number == a.number + 1, !a.premature, !b.premature else { return nil }
-      return Interval(ms: (b.seconds - a.seconds) * 1000, end: b.seconds, endNumber: b.number)
+      guard let matched else { return Interval(ms: (b.seconds - a.seconds) * 1000, end: b.seconds, endNumber: b.number) }
+      guard let da = matched[i - 1], let db = matched[i] else { return nil }
+      let ms = detected ? (db - da) * 1000 : (b.seconds - a.seconds) * 1000
+      return Interval(ms: ms, end: b.seconds, endNumber: b.number)
     }
   }
 

@@ -26,6 +26,10 @@ public struct EvalSummary: Sendable {
   /// Whole-record HRV, |analyzer − truth| median over records, ms.
   public let recordSDNNMedianError: Double?
   public let recordRMSSDMedianError: Double?
+  /// Whole records, median over records: |SDNN of the detector's intervals − the truth's| over the detected
+  /// true pairs (the detector's timing), and |the analyzer's cleaned SDNN − the detector's| (the cleaning).
+  public let pairSDNNMedianError: Double?
+  public let cleaningSDNNMedianError: Double?
 
   public init(_ scores: [EvalScore]) {
     records = scores.count
@@ -57,6 +61,10 @@ public struct EvalSummary: Sendable {
       scores.compactMap { s in s.sdnnMs.flatMap { v in s.truth.map { abs(v - $0.sdnnMs) } } }, 50)
     recordRMSSDMedianError = Statistics.percentile(
       scores.compactMap { s in s.rmssdMs.flatMap { v in s.truth.map { abs(v - $0.rmssdMs) } } }, 50)
+    pairSDNNMedianError = Statistics.percentile(
+      scores.compactMap { s in s.pairDetected.flatMap { d in s.pairTruth.map { abs(d.sdnnMs - $0.sdnnMs) } } }, 50)
+    cleaningSDNNMedianError = Statistics.percentile(
+      scores.compactMap { s in s.sdnnMs.flatMap { v in s.pairDetected.map { abs(v - $0.sdnnMs) } } }, 50)
   }
 
   public var f1: Double {

@@ -33,12 +33,21 @@ struct EvalScoreTests {
     #expect(summary.sdnnMedianError == 0 && summary.sdnnP90Error == 0)
     #expect(summary.sdnnWithin10 == 1)
     #expect(summary.cleanShown == 1)
+    #expect(summary.pairSDNNMedianError == 0)
+    // Every true pair outside the excluded spans was detected.
+    let record = try EvalSet.cachedRecord(Self.spec)
+    let excluded = { (t: Double) in record.excludedSpans.contains { $0.contains(t) } }
+    let scorable = EvalScore.truthNN(record).filter { !excluded($0.end) && !excluded($0.end - $0.ms / 1000) }
+    #expect(score.pairTruth?.intervals == scorable.count)
   }
 
   @Test("A fixed delay is bias, not spread; a lost tenth of the beats and extra beats cost F1 as defined")
   func knownFaults() throws {
     let late = try EvalSet.score(Self.spec, analyzer: Self.oracle { $0.map { $0 + 0.02 } })
     #expect(abs((late.timingBiasMs ?? 0) - 20) < 1e-6)
+    // A constant delay leaves every detected interval as it was: the detector's SDNN over the true pairs is exact.
+    let pairs = try #require(late.pairDetected?.sdnnMs)
+    #expect(abs(pairs - (late.pairTruth?.sdnnMs ?? 0)) < 1e-6)
     #expect((late.timingSDMs ?? 1) < 1e-6)
     #expect(late.f1 == 1)
     let tooLate = try EvalSet.score(Self.spec, analyzer: Self.oracle { $0.map { $0 + 0.16 } })

@@ -132,6 +132,7 @@ struct Score: ParsableCommand {
         "rmssd_p90": s.rmssdP90Error, "sdnn_within10": s.sdnnWithin10, "clean_shown": s.cleanShown,
         "noisy_uncategorised": s.noisyUncategorised, "lifted_uncategorised": s.liftedUncategorised,
         "record_sdnn_median": s.recordSDNNMedianError, "record_rmssd_median": s.recordRMSSDMedianError,
+        "pair_sdnn_median": s.pairSDNNMedianError, "cleaning_sdnn_median": s.cleaningSDNNMedianError,
       ]
       var row: [String: Any] = ["condition": condition.rawValue, "records": s.records, "tp": s.truePositives,
         "fp": s.falsePositives, "fn": s.falseNegatives]
