@@ -247,7 +247,8 @@ def summarise(records):
         return [w for w in windows if w["kind"] == k]
 
     def record_err(key):
-        return [abs(r[key] - r["truth_" + key]) for r in records if r[key] is not None and r["truth_" + key] is not None]
+        return [abs(r[key] - r["truth_" + key]) for r in records
+                if r[key] is not None and r["truth_" + key] is not None]
 
     return {
         "records": len(records), "tp": tp, "fp": fp, "fn": fn, "f1": f1(tp, fp, fn),

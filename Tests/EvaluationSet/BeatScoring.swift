@@ -19,7 +19,9 @@ public enum BeatScoring {
   ) -> Score {
     let tolerance = toleranceSeconds * rateHz
     let detections = detected.sorted()
-    let lag = ecgReference ? estimateLag(reference: reference, detected: detections, rateHz: rateHz, tolerance: tolerance) : 0
+    let lag =
+      ecgReference
+      ? estimateLag(reference: reference, detected: detections, rateHz: rateHz, tolerance: tolerance) : 0
     let shifted = reference.map { $0 + lag }.filter { $0 >= 0 && $0 <= Double(sampleCount - 1) }
     guard let first = shifted.first, let last = shifted.last else {
       return Score(truePositives: 0, falseNegatives: 0, falsePositives: detections.count, lagSamples: lag)
@@ -27,7 +29,8 @@ public enum BeatScoring {
     let scored = detections.filter { $0 >= first - tolerance && $0 <= last + tolerance }
     let pairs = match(reference: shifted, detected: scored, tolerance: tolerance)
     return Score(
-      truePositives: pairs.count, falseNegatives: shifted.count - pairs.count, falsePositives: scored.count - pairs.count,
+      truePositives: pairs.count, falseNegatives: shifted.count - pairs.count,
+      falsePositives: scored.count - pairs.count,
       lagSamples: lag)
   }
 

@@ -18,7 +18,8 @@ public enum EvalCondition: String, CaseIterable, Codable, Sendable {
   case prematureNoncompensatory = "premature_noncompensatory"
   /// Irregularly irregular rhythm (i.i.d. log-normal intervals, 15–30 % spread) at 70–120 bpm.
   case af
-  /// Strong respiratory baseline wander (0.5–2.5× the pulse) and amplitude modulation (15–40 %), 6–24 breaths/min.
+  /// Strong respiratory baseline wander (0.5–2.5× the pulse) and amplitude modulation (15–40 %), 6–24 breaths
+  /// a minute.
   case respiration
 
   /// Whether every window of the condition counts as noisy (should be uncategorised unless it is right).

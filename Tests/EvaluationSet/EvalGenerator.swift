@@ -55,7 +55,8 @@ enum EvalGenerator {
         let track = material.motion[burst.snippet]
         let local = t - burst.startSeconds
         let taper = SignalMath.smoothstep(local / 0.3) * SignalMath.smoothstep((burst.durationSeconds - local) / 0.3)
-        level += burst.gain * ac * taper * SignalMath.interpolate(track.values, at: local / burst.stretch * track.rateHz)
+        let motion = SignalMath.interpolate(track.values, at: local / burst.stretch * track.rateHz)
+        level += burst.gain * ac * taper * motion
       }
       for lift in lifts where t >= lift.startSeconds {
         level = Self.lifted(level, lift: lift, at: t, dc: p.dcCounts)

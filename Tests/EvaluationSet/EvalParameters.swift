@@ -164,8 +164,8 @@ public struct EvalParameters: Codable, Sendable, Equatable {
     return (0..<count).map { k in
       var lift = Lift(
         startSeconds: 0, downSeconds: random.uniform(0.1, 0.6), darkSeconds: random.uniform(4, 45),
-        upSeconds: random.uniform(0.2, 1.0), darkPercent: random.uniform(0.2, 4), settleShare: random.uniform(-0.08, 0.08),
-        settleSeconds: random.uniform(0.5, 3))
+        upSeconds: random.uniform(0.2, 1.0), darkPercent: random.uniform(0.2, 4),
+        settleShare: random.uniform(-0.08, 0.08), settleSeconds: random.uniform(0.5, 3))
       let length = lift.endSeconds
       lift.startSeconds = 15 + Double(k) * slot + random.uniform(0, max(0, slot - length - 5))
       return lift

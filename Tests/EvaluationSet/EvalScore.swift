@@ -120,16 +120,20 @@ public struct EvalScore: Sendable {
   /// Intervals between consecutive heartbeats that are both visible and neither premature. With `matched`
   /// (visible beat index → the detection matched to it): only those whose two beats were detected, timed by
   /// the detections when `detected`.
-  public static func truthNN(_ record: EvalRecord, matched: [Int: Double]? = nil, detected: Bool = false) -> [Interval] {
+  public static func truthNN(
+    _ record: EvalRecord, matched: [Int: Double]? = nil, detected: Bool = false
+  ) -> [Interval] {
     let beats = record.visibleBeats
     guard beats.count > 1 else { return [] }
     return (1..<beats.count).compactMap { i in
       let a = beats[i - 1]
       let b = beats[i]
       guard b.number == a.number + 1, !a.premature, !b.premature else { return nil }
-      guard let matched else { return Interval(ms: (b.seconds - a.seconds) * 1000, end: b.seconds, endNumber: b.number) }
-      guard let da = matched[i - 1], let db = matched[i] else { return nil }
-      let ms = detected ? (db - da) * 1000 : (b.seconds - a.seconds) * 1000
+      var ms = (b.seconds - a.seconds) * 1000
+      if let matched {
+        guard let da = matched[i - 1], let db = matched[i] else { return nil }
+        if detected { ms = (db - da) * 1000 }
+      }
       return Interval(ms: ms, end: b.seconds, endNumber: b.number)
     }
   }

@@ -47,7 +47,8 @@ struct PulseRenderer {
     for k in intervals.indices {
       let interval = intervals[k]
       let duration = max(interval, reference[k])
-      let upstroke = max(0.04, min(u0 * pow(duration / shape.cycleSeconds, p.upstrokeExponent), 0.45 * duration, 0.8 * interval))
+      let scaled = u0 * pow(duration / shape.cycleSeconds, p.upstrokeExponent)
+      let upstroke = max(0.04, min(scaled, 0.45 * duration, 0.8 * interval))
       let filling = k > 0 ? intervals[k - 1] / reference[k - 1] : 1
       let strength = min(1.6, max(0.4, 1 + p.frankStarlingGain * (filling - 1)))
       let amplitude = strength * (1 + p.amplitudeJitter * random.gaussian())

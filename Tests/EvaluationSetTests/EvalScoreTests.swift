@@ -4,7 +4,9 @@ import Testing
 
 /// The scoring: a perfect analyzer scores perfectly, known faults cost what they should, and the stressmon
 /// adapter lines up with the truth's time base.
-@Suite("Evaluation set scoring", .enabled(if: EvalSet.unavailableReason == nil, "needs the shared data set (STRESSMON_DATA)"))
+@Suite(
+  "Evaluation set scoring",
+  .enabled(if: EvalSet.unavailableReason == nil, "needs the shared data set (STRESSMON_DATA)"))
 struct EvalScoreTests {
   static let spec = EvalRecordSpec(condition: .prematureCompensatory, rateHz: 100, seed: 1, durationSeconds: 150)
 

@@ -7,7 +7,8 @@ import Testing
 /// The generator itself: the truth sits on the rendered peaks, the rates, levels and rhythms are what the
 /// conditions promise, and a seed always gives the same bytes. (The detector's accuracy is not judged here.)
 @Suite(
-  "Evaluation set generator", .enabled(if: EvalSet.unavailableReason == nil, "needs the shared data set (STRESSMON_DATA)"))
+  "Evaluation set generator",
+  .enabled(if: EvalSet.unavailableReason == nil, "needs the shared data set (STRESSMON_DATA)"))
 struct EvalSetGeneratorTests {
   static func spec(_ condition: EvalCondition, _ rate: Double, seed: Int = 1, seconds: Double = 90) -> EvalRecordSpec {
     EvalRecordSpec(condition: condition, rateHz: rate, seed: seed, durationSeconds: seconds)

@@ -36,7 +36,8 @@ struct Write: ParsableCommand {
     do {
       try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
     } catch {
-      fail("stressmon-evalset: cannot create '\(out)': \(error.localizedDescription); choose a writable --out", code: 73)
+      fail(
+        "stressmon-evalset: cannot create '\(out)': \(error.localizedDescription); choose a writable --out", code: 73)
     }
     var index: [[String: Any]] = []
     for spec in specs {
@@ -148,12 +149,13 @@ struct Score: ParsableCommand {
       guard let d = v as? Double else { return "–" }
       return String(format: "%.\(digits)f", d)
     }
-    print("condition                  records  F1 (lowest)      bias ± SD ms    SDNN |err| med/p90  RMSSD |err| med/p90")
+    print("condition, records: F1 (lowest record); timing bias ± SD ms; window |SDNN error| and |RMSSD error|"
+      + " median / 90th percentile ms")
     for r in rows {
-      let name = (r["condition"] as! String).padding(toLength: 26, withPad: " ", startingAt: 0)
       print(
-        "\(name) \(r["records"]!)        \(f(r["f1"], 3)) (\(f(r["min_f1"], 3)))   \(f(r["bias_ms"])) ± \(f(r["sd_ms"]))"
-          + "      \(f(r["sdnn_median"])) / \(f(r["sdnn_p90"]))          \(f(r["rmssd_median"])) / \(f(r["rmssd_p90"]))")
+        "\(r["condition"]!), \(r["records"]!): F1 \(f(r["f1"], 3)) (\(f(r["min_f1"], 3))); "
+          + "timing \(f(r["bias_ms"])) ± \(f(r["sd_ms"])); SDNN \(f(r["sdnn_median"])) / \(f(r["sdnn_p90"])); "
+          + "RMSSD \(f(r["rmssd_median"])) / \(f(r["rmssd_p90"]))")
     }
   }
 }
