@@ -171,8 +171,6 @@ let package = Package(
       dependencies: ["EvaluationSet", .product(name: "ArgumentParser", package: "swift-argument-parser")],
       path: "Tests/EvaluationSetTool"
     ),
-    .testTarget(
-      name: "EvaluationSetTests", dependencies: ["EvaluationSet", "Analysis", "StressModel", "Signals", "TestSupport"]
-    ),
+    .testTarget(name: "EvaluationSetTests", dependencies: ["EvaluationSet", "StressModel", "Signals"]),
   ]
 )
