@@ -32,12 +32,15 @@ extension BeatDetector {
         merge.candidate.after = t.peakAfter
         merge.candidate.amplitude = t.peakValue &- merge.candidate.trough
         merge.candidate.slope = max(merge.candidate.slope, slope)
+        merge.candidate.energy = t.energy
+        merge.energyTaken = t.energyTaken
       }
       return
     }
     let next = tracker.candidate(slope: slope)
     if judge(next) {
       merge.candidate = next
+      merge.energyTaken = tracker.energyTaken
       merge.isOpen = true
     } else {
       noteSecondary(next)
@@ -126,10 +129,9 @@ extension BeatDetector {
   mutating func acceptPending(at index: Int64) {
     merge.isOpen = false
     let c = merge.candidate
-    // Elgendi's block of interest: the peak's energy (its W1 average, centred on it) must stand above the energy
-    // of the last W2 plus the offset. Noise in diastole and on the downstroke does not.
-    let centre = index &- (c.index &+ Int64(energy.peakWindow / 2))
-    if let peakEnergy = energy.peakEnergy(samplesAgo: centre), !energy.stands(peakEnergy: peakEnergy) {
+    // Elgendi's block of interest: the peak's energy (its largest W1 average) must stand above the energy of
+    // the last W2 plus the offset. Noise in diastole and on the downstroke does not.
+    if !energy.stands(peakEnergy: c.energy) {
       noteSecondary(c)
       return
     }

@@ -90,11 +90,13 @@ public struct BeatDetector: Sendable {
 
   /// Processes one input sample; calls `handle` for each event it completes (usually none).
   public mutating func process(_ sample: Int32, _ handle: (BeatDetectorEvent) -> Void) {
+    energy.makeUnique()
     if step(sample) { drain(handle) }
   }
 
   /// Processes a block of contiguous input samples, calling `handle` for each event in order.
   public mutating func process(_ samples: UnsafeBufferPointer<Int32>, _ handle: (BeatDetectorEvent) -> Void) {
+    energy.makeUnique()
     for sample in samples where step(sample) { drain(handle) }
   }
 
@@ -147,7 +149,20 @@ public struct BeatDetector: Sendable {
   mutating func stepWorking(_ meanQ8: Int64) {
     let x = invert ? 0 &- meanQ8 : meanQ8
     let value = bandPass.step(x)
-    energy.step(value)
+    if clock.index & energy.strideMask == 0 {
+      energy.step(value)
+      // The peak-window average centred on the tracker's current peak, and on the candidate waiting to be
+      // decided: taken at the first gate sample at or after the centre.
+      let centre = clock.index &- energy.centreDelay
+      if !tracker.energyTaken && centre >= tracker.peakIndex {
+        tracker.energy = energy.peakSum
+        tracker.energyTaken = true
+      }
+      if merge.isOpen && !merge.energyTaken && centre >= merge.candidate.index {
+        merge.candidate.energy = energy.peakSum
+        merge.energyTaken = true
+      }
+    }
     let index = clock.index
     clock.index &+= 1
     let slope = index == 0 ? 0 : value &- clock.previousValue

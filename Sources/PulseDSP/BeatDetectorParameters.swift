@@ -96,5 +96,7 @@ extension BeatDetector {
     var amplitude: Int64 = 0
     var slope: Int64 = 0
     var trough: Int64 = 0
+    /// The largest peak-window energy from the rise to now (`EnergyGate`).
+    var energy: Int64 = 0
   }
 }

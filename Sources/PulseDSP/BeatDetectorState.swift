@@ -36,6 +36,9 @@ extension BeatDetector {
     /// Steepest rise since that trough.
     var upSlope: Int64 = 0
     var hysteresis: Int64 = 0
+    /// The energy gate's peak-window sum centred on the current peak, once taken (W1/2 after it).
+    var energy: Int64 = 0
+    var energyTaken = false
 
     /// One working sample; true when it confirms the current peak (the caller then takes its upslope and, if
     /// it wants it, the candidate).
@@ -69,6 +72,8 @@ extension BeatDetector {
 
     @inline(__always)
     private mutating func startPeak(value: Int64, slope: Int64, index: Int64) {
+      energy = 0
+      energyTaken = false
       peakValue = value
       peakIndex = index
       peakBefore = value &- slope
@@ -86,7 +91,7 @@ extension BeatDetector {
     func candidate(slope: Int64) -> Candidate {
       Candidate(
         index: peakIndex, value: peakValue, before: peakBefore, after: peakAfter, amplitude: peakValue &- trough,
-        slope: slope, trough: trough)
+        slope: slope, trough: trough, energy: energy)
     }
   }
 
@@ -112,6 +117,8 @@ extension BeatDetector {
   struct MergeWindow: Sendable {
     var isOpen = false
     var candidate = Candidate()
+    /// Whether the candidate's centred energy has been taken (else it is the tracker's at confirmation).
+    var energyTaken = false
   }
 
   /// What recent beats looked like: running medians of their amplitude and upslope, the references derived from
@@ -187,7 +194,7 @@ extension BeatDetector {
     var extraNibbles: UInt32 = 0
     var extraTotal: Int {
       var n = 0
-      for k in 0..<8 { n += Int(extraNibbles >> UInt32(4 * k) & 0xF) }
+      for k in 0..<8 { n += Int(extraNibbles &>> UInt32(4 * k) & 0xF) }
       return n
     }
     var state = State.unknown
