@@ -73,6 +73,8 @@ public struct IBICleaner: Sendable {
   static let defaultSpread = 0.06
   /// 1.4826 × median absolute deviation estimates a standard deviation.
   static let madToStandardDeviation = 1.4826
+  /// The thresholds are recomputed every this many verdicts (a power of two).
+  static let thresholdRefresh = 8
   /// Fewest reference intervals to judge at all.
   static let minimumReference = 4
 
@@ -99,6 +101,10 @@ public struct IBICleaner: Sendable {
   /// describe the wearer, not the stretch).
   private var deviations: RecentValues
   private var jumps: RecentValues
+  /// d and D as last computed, and verdicts since.
+  private var deviationThreshold = 0.18
+  private var jumpThreshold = 0.25
+  private var thresholdAge = 0
   private var scratch: [Double]
 
   // MARK: - Initialization
@@ -167,8 +173,17 @@ public struct IBICleaner: Sendable {
     guard let m = reference(), m > 0 else { return isPlausible(x) ? .unverified : .implausible }
     let a = x / m
     let b: Double? = waiting.count > 1 ? milliseconds(1) / m : nil
-    let d = threshold(deviations, multiplier: configuration.spreadMultiplier, range: configuration.deviationRange)
-    let jump = threshold(jumps, multiplier: configuration.jumpMultiplier, range: configuration.jumpRange)
+    // The thresholds follow the last 60 clean intervals; recomputing their medians every eighth verdict is as
+    // good and keeps the cleaner's cost per beat small (two sorts of 60 values per beat cost as much as the
+    // detector's work between two beats).
+    if thresholdAge == 0 {
+      deviationThreshold = threshold(
+        deviations, multiplier: configuration.spreadMultiplier, range: configuration.deviationRange)
+      jumpThreshold = threshold(jumps, multiplier: configuration.jumpMultiplier, range: configuration.jumpRange)
+    }
+    thresholdAge = (thresholdAge + 1) & (Self.thresholdRefresh - 1)
+    let d = deviationThreshold
+    let jump = jumpThreshold
     let tolerance = configuration.patternTolerance
     let previousClean = lastWasClean ? newestClean() : nil
     // Two normal intervals around here: the clean one before and the one after the pair, else 2m.
