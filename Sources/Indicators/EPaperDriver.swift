@@ -1,5 +1,7 @@
+import BoardParts
 import LinuxIO
 import Logging
+import Raster
 
 /// Drives an SSD1680/SSD1681 e-paper panel over SPI plus three GPIO lines (DC, RST, BUSY), with the init sequence
 /// the panel's maker uses (see `EPaperModel`). Every refresh wakes the panel with a hardware reset, initialises

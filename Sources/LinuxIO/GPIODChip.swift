@@ -1,11 +1,7 @@
+import BoardParts
 import CGPIOD
+import Platform
 import Synchronization
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// A GPIO chip through libgpiod v1 (Debian 12 ships 1.6.3): opened by label, lines requested by name or offset
 /// under the consumer `stressmon`, released on `release()`/`close()` or when the object goes away.

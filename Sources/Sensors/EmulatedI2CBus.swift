@@ -1,10 +1,5 @@
 import LinuxIO
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
+import Platform
 
 /// A device on the emulated bus, at the level of bytes on the wire: a write transfer's first byte selects the
 /// register, the rest are written from there; a read transfer clocks bytes out from the register pointer.

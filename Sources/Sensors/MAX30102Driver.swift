@@ -1,12 +1,6 @@
-import Config
 import LinuxIO
 import Logging
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
+import Platform
 
 /// A MAX30102 (and MAX30101/MAX30105: same register map, a third LED) on an `I2CBus`.
 ///

@@ -1,4 +1,4 @@
-import Config
+import BoardParts
 import Synchronization
 
 /// A register-level MAX3010x at 0x57 for tests and the simulated board: the real register map, a 32-sample FIFO

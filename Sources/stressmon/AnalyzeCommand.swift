@@ -1,14 +1,9 @@
 import Analysis
 import ArgumentParser
+import Platform
 import PulseDSP
 import Signals
 import StressModel
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// `stressmon analyze`: beats, HRV and windowed stress of a recorded PPG file, through the same streaming
 /// chain (`Analysis.PulseAnalyzer`) the daemon runs on the live sensor.

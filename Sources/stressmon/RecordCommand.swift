@@ -1,15 +1,11 @@
 import ArgumentParser
 import Config
 import Dispatch
+import Monitor
+import Platform
 import Sensors
 import Signals
 import Synchronization
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// `stressmon record`: raw capture from the board's sensor into a recording that `analyze` and replay read.
 struct RecordCommand: AsyncParsableCommand {
@@ -175,9 +171,7 @@ struct RecordCommand: AsyncParsableCommand {
   }
 
   private static func progressLine(_ text: String) {
-    let line = "\r\u{1B}[K" + text
-    let bytes = Array(line.utf8)
-    _ = bytes.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count) }
+    try? FileDescriptor.standardError.writeAll(("\r\u{1B}[K" + text).utf8)
   }
 }
 

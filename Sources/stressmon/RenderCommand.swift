@@ -1,5 +1,7 @@
 import ArgumentParser
 import Indicators
+import Platform
+import Raster
 import StressModel
 
 /// `stressmon render`: draws what the e-ink panel would show, to a PNG or PBM file, without a panel.

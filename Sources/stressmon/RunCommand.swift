@@ -2,15 +2,10 @@ import ArgumentParser
 import Config
 import Dispatch
 import Monitor
+import Platform
 import Store
 import StressModel
 import Synchronization
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// `stressmon run`: the daemon. Sensor → beats → HRV windows → stress category on the LEDs and the e-ink panel,
 /// stored in SQLite and synced to the hub; or, in kiosk mode, another device's category pulled from the hub.

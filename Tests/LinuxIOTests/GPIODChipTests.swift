@@ -1,10 +1,7 @@
 import LinuxIO
+import Platform
 import Synchronization
 import Testing
-
-#if canImport(Glibc)
-import Glibc
-#endif
 
 @Suite("GPIO through libgpiod v1 on a machine without the chip")
 struct GPIODChipTests {

@@ -1,11 +1,9 @@
 import Config
 import LinuxIO
+import Monitor
+import Platform
 import Sensors
 import Testing
-
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// The MAX30102 driver against the register-level emulator fed with a real recording.
 @Suite("MAX30102 driver")
