@@ -117,14 +117,15 @@ public struct MAX30102Configuration: Sendable, Equatable {
     let range = UInt8(Self.adcRanges.firstIndex(of: adcRangeNanoamps) ?? 1)
     let rate = UInt8(Self.sampleRates.firstIndex(of: sampleRateHz) ?? 3)
     let width = UInt8(Self.pulseWidths.firstIndex { $0.0 == pulseWidthMicroseconds } ?? 3)
-    return range << 5 | rate << 2 | width
+    typealias Fields = MAX30102Register.SpO2Configuration
+    return Fields.adcRange.set(range) | Fields.sampleRate.set(rate) | Fields.pulseWidth.set(width)
   }
 
   /// FIFO Configuration byte: SMP_AVE, rollover off (overflow loses the newest samples, so what the FIFO holds
   /// stays contiguous with what was read before, and OVF_COUNTER says how many were lost), A_FULL at 0 empty
   /// slots (set only when all 32 are unread, to tell a full FIFO from an empty one).
   var fifoConfigurationByte: UInt8 {
-    UInt8(Self.averagings.firstIndex(of: averaging) ?? 2) << 5
+    MAX30102Register.FIFOConfiguration.averaging.set(UInt8(Self.averagings.firstIndex(of: averaging) ?? 2))
   }
 
   // MARK: - Private
