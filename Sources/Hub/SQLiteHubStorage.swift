@@ -64,7 +64,9 @@ public final class SQLiteHubStorage: HubStorage, @unchecked Sendable {
         for (record, payload) in zip(records, payloads) {
           let existing = try connection.cached(
             "SELECT device_id, modified_at, payload FROM measurements WHERE id = ?"
-          ).rows([.text(record.id)]) { (owner: $0.text(0) ?? "", modifiedAt: $0.double(1), payload: $0.text(2) ?? "") }.first
+          ).rows([.text(record.id)]) { row in
+            (owner: row.text(0) ?? "", modifiedAt: row.double(1), payload: row.text(2) ?? "")
+          }.first
           if let existing {
             if existing.owner != deviceId {
               foreign.insert(record.id)

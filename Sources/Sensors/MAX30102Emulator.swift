@@ -309,9 +309,7 @@ public final class MAX30102Emulator: EmulatedI2CDevice, @unchecked Sendable {
       registers[Int(MAX30102Register.temperatureFraction)] = MAX30102Register.TemperatureFraction.fraction.set(
         UInt8((options.dieTemperature - whole) / MAX30102Bits.temperatureFractionStep))
       let ready = MAX30102Register.InterruptStatus2.dieTemperatureReady
-      if registers[Int(MAX30102Register.interruptEnable2)] & ready != 0 {
-        status2 |= ready
-      }
+      if registers[Int(MAX30102Register.interruptEnable2)] & ready != 0 { status2 |= ready }
     }
     if runStart == nil && !activeLEDs.isEmpty && now >= resetUntil && resetUntil != .min {
       restartRun()

@@ -48,11 +48,13 @@ struct AnalyzeCommand: ParsableCommand {
   var polarity: String?
 
   @Option(
-    name: .long, parsing: .unconditional, help: ArgumentHelp("HRV window length in seconds (default 60).", valueName: "s"))
+    name: .long, parsing: .unconditional,
+    help: ArgumentHelp("HRV window length in seconds (default 60).", valueName: "s"))
   var window: NumberArgument?
 
   @Option(
-    name: .long, parsing: .unconditional, help: ArgumentHelp("Seconds between window ends (default 10).", valueName: "s"))
+    name: .long, parsing: .unconditional,
+    help: ArgumentHelp("Seconds between window ends (default 10).", valueName: "s"))
   var step: NumberArgument?
 
   @Flag(name: .long, help: "Print one JSON object on stdout instead of a summary.")
