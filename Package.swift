@@ -38,6 +38,8 @@ let package = Package(
     // MARK: - C system libraries and shims (hardware and disk edges only)
     .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
     .systemLibrary(name: "CGPIOD", pkgConfig: "libgpiod", providers: [.apt(["libgpiod-dev"])]),
+    // One small GPIO interface over libgpiod 1.x or 2.x: the header pkg-config finds decides (scripts/libgpiod2).
+    .target(name: "CGPIODShim", dependencies: ["CGPIOD"]),
     .systemLibrary(name: "CI2C", providers: [.apt(["libi2c-dev"])]),
     .target(name: "CLinuxShim"),
     // The system zlib (compress-nio links the same library): PNG compression and chunk CRCs.
@@ -62,7 +64,7 @@ let package = Package(
 
     // MARK: - Edges
     // Thin typed wrappers over Linux device nodes (i2c-dev, spidev, GPIO character device).
-    .target(name: "LinuxIO", dependencies: ["BoardParts", "Platform", "CI2C", "CGPIOD", "CLinuxShim"]),
+    .target(name: "LinuxIO", dependencies: ["BoardParts", "Platform", "CI2C", "CGPIODShim", "CLinuxShim"]),
     .target(
       name: "Sensors",
       dependencies: ["BoardParts", "Signals", "LinuxIO", "Platform", .product(name: "Logging", package: "swift-log")]
@@ -136,7 +138,7 @@ let package = Package(
       name: "Monitor",
       dependencies: [
         "PulseDSP", "StressModel", "Analysis", "BoardParts", "Sensors", "Raster", "Indicators", "Store", "Config",
-        "LinuxIO", "Platform", "SyncWire", "Sync",
+        "LinuxIO", "Platform", "SyncWire", "Sync", "CLinuxShim",
         .product(name: "Logging", package: "swift-log"),
       ]
     ),
@@ -151,11 +153,13 @@ let package = Package(
     ),
 
     // MARK: - Tests
-    .testTarget(name: "PulseDSPTests", dependencies: ["PulseDSP", "Signals", "TestSupport"]),
+    .testTarget(
+      name: "PulseDSPTests", dependencies: ["PulseDSP", "Signals", "TestSupport", "EvaluationSet"]
+    ),
     .testTarget(name: "StressModelTests", dependencies: ["StressModel", "Platform", "TestSupport"]),
     .testTarget(name: "PlatformTests", dependencies: ["Platform", "TestSupport"]),
     .testTarget(name: "AnalysisTests", dependencies: ["Analysis", "PulseDSP", "StressModel", "Signals", "TestSupport"]),
-    .testTarget(name: "LinuxIOTests", dependencies: ["LinuxIO", "Platform", "TestSupport"]),
+    .testTarget(name: "LinuxIOTests", dependencies: ["LinuxIO", "BoardParts", "Platform", "TestSupport"]),
     .testTarget(name: "SignalsTests", dependencies: ["Signals", "TestSupport"]),
     .testTarget(name: "ConfigTests", dependencies: ["Config", "TestSupport"]),
     // Monitor for the board-to-source mapping (PulseSourceFactory), which lives in the composition root.
@@ -215,5 +219,40 @@ let package = Package(
       ]
     ),
     .target(name: "TestSupport", path: "Tests/TestSupport"),
+    // The evaluation set (docs/evaluation-set.md): semi-synthetic raw MAX30102 recordings with exact beat truth,
+    // made in memory from the shared real data, and their scoring. Test-only; `stressmon-evalset` writes the set
+    // to a folder for scripts/bench-accuracy. The generator itself never uses the detector it judges (Analysis
+    // is only for the `AnalyzerOutput.stressmon` adapter).
+    .target(
+      name: "EvaluationSet", dependencies: ["Analysis", "PulseDSP", "Platform", "Signals", "StressModel", "TestSupport"],
+      path: "Tests/EvaluationSet"
+    ),
+    .executableTarget(
+      name: "stressmon-evalset",
+      dependencies: ["EvaluationSet", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+      path: "Tests/EvaluationSetTool"
+    ),
+    .testTarget(name: "EvaluationSetTests", dependencies: ["EvaluationSet", "Platform", "StressModel", "Signals"]),
   ]
 )
+
+// A subset build: `STRESSMON_ONLY_TARGETS=LinuxIOTests swift test --scratch-path .build-gpiod2` declares only the
+// named targets and what they depend on, so scripts/test-gpiod2 compiles and tests the GPIO backend against
+// libgpiod 2 in under a minute instead of building the whole package a second time. Dependencies stay declared,
+// so Package.resolved is the same.
+if let only = Context.environment["STRESSMON_ONLY_TARGETS"] {
+  let byName = Dictionary(uniqueKeysWithValues: package.targets.map { ($0.name, $0) })
+  var keep = Set<String>()
+  var pending = only.split(separator: ",").map(String.init)
+  while let name = pending.popLast() {
+    guard keep.insert(name).inserted, let target = byName[name] else { continue }
+    for dependency in target.dependencies {
+      switch dependency {
+      case .targetItem(let name, _), .byNameItem(let name, _): pending.append(name)
+      default: break
+      }
+    }
+  }
+  package.targets = package.targets.filter { keep.contains($0.name) }
+  package.products = []
+}
