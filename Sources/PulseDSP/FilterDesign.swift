@@ -1,10 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import Platform
 
 // Filter coefficient design, kept apart from the filters' state as CMSIS-DSP keeps `*_init` apart from
 // `*_process`: a design is computed once in Double from the corner and the rate, then quantised; the filters in

@@ -1,3 +1,4 @@
+import Platform
 import StressModel
 
 /// Real NN series with artefacts put in at known places, as a detector would produce them: a missed beat (two
@@ -16,14 +17,14 @@ struct RRArtefacts {
 
   /// Artefacts of `kinds` about every `spacing` beats (±50 %), from beat 8 on.
   init(nn: [Double], kinds: [Kind] = Kind.allCases, spacing: Int = 40, seed: UInt64) {
-    var random = SeededRandom(seed: seed)
+    var random = SplitMix64(seed: seed)
     var times = [0.0]
     for ms in nn { times.append(times[times.count - 1] + ms / 1000) }
     var planned: [Int: Kind] = [:]
     var p = 8
     while p < times.count - 8 && !kinds.isEmpty {
-      planned[p] = kinds[random.below(kinds.count)]
-      p += spacing / 2 + random.below(spacing + 1)
+      planned[p] = kinds[random.int(0...kinds.count - 1)]
+      p += spacing / 2 + random.int(0...spacing)
     }
     // (time, is a sinus beat, index in the series)
     var out: [(time: Double, normal: Bool, index: Int)] = []
@@ -36,11 +37,11 @@ struct RRArtefacts {
         continue
       case .extra?:
         out.append((times[j] - shift, true, j))
-        out.append((times[j] - shift + random.uniform(0.25, 0.75) * (times[j + 1] - times[j]), false, -1))
+        out.append((times[j] - shift + (0.25 + 0.5 * random.unit()) * (times[j + 1] - times[j]), false, -1))
       case .prematureCompensatory?:
-        out.append((times[j] - shift - random.uniform(0.2, 0.35) * (times[j] - times[j - 1]), false, j))
+        out.append((times[j] - shift - (0.2 + 0.15 * random.unit()) * (times[j] - times[j - 1]), false, j))
       case .prematureReset?:
-        shift += random.uniform(0.2, 0.35) * (times[j] - times[j - 1])
+        shift += (0.2 + 0.15 * random.unit()) * (times[j] - times[j - 1])
         shiftAt[j] = shift
         out.append((times[j] - shift, false, j))
       case nil:
@@ -56,28 +57,5 @@ struct RRArtefacts {
       if premature(planned[j]) || premature(planned[j - 1]) { continue }
       truth.append((times[j] - shiftAt[j], nn[j - 1]))
     }
-  }
-}
-
-/// SplitMix64 (Steele et al. 2014), local to the tests: the same numbers on every machine.
-struct SeededRandom {
-  private var state: UInt64
-
-  init(seed: UInt64) { state = seed }
-
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-
-  /// Uniform in 0..<n.
-  mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-
-  /// Uniform in [low, high).
-  mutating func uniform(_ low: Double, _ high: Double) -> Double {
-    low + (high - low) * Double(next() >> 11) / Double(1 << 53)
   }
 }
