@@ -115,7 +115,9 @@ let package = Package(
     ),
 
     // MARK: - Tests
-    .testTarget(name: "PulseDSPTests", dependencies: ["PulseDSP", "StressModel", "Signals", "TestSupport"]),
+    .testTarget(
+      name: "PulseDSPTests", dependencies: ["PulseDSP", "StressModel", "Signals", "TestSupport", "EvaluationSet"]
+    ),
     .testTarget(name: "StressModelTests", dependencies: ["StressModel", "TestSupport"]),
     .testTarget(name: "AnalysisTests", dependencies: ["Analysis", "PulseDSP", "StressModel", "Signals", "TestSupport"]),
     .testTarget(name: "LinuxIOTests", dependencies: ["LinuxIO", "TestSupport"]),
@@ -156,5 +158,19 @@ let package = Package(
       ]
     ),
     .target(name: "TestSupport", path: "Tests/TestSupport"),
+    // The evaluation set (docs/evaluation-set.md): semi-synthetic raw MAX30102 recordings with exact beat truth,
+    // made in memory from the shared real data, and their scoring. Test-only; `stressmon-evalset` writes the set
+    // to a folder for scripts/bench-accuracy. The generator itself never uses the detector it judges (Analysis
+    // is only for the `AnalyzerOutput.stressmon` adapter).
+    .target(
+      name: "EvaluationSet", dependencies: ["Analysis", "PulseDSP", "Signals", "StressModel", "TestSupport"],
+      path: "Tests/EvaluationSet"
+    ),
+    .executableTarget(
+      name: "stressmon-evalset",
+      dependencies: ["EvaluationSet", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+      path: "Tests/EvaluationSetTool"
+    ),
+    .testTarget(name: "EvaluationSetTests", dependencies: ["EvaluationSet", "StressModel", "Signals"]),
   ]
 )
