@@ -28,6 +28,8 @@ let package = Package(
     // MARK: - C system libraries and shims (hardware and disk edges only)
     .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
     .systemLibrary(name: "CGPIOD", pkgConfig: "libgpiod", providers: [.apt(["libgpiod-dev"])]),
+    // One small GPIO interface over libgpiod 1.x or 2.x: the header pkg-config finds decides (scripts/libgpiod2).
+    .target(name: "CGPIODShim", dependencies: ["CGPIOD"]),
     .systemLibrary(name: "CI2C", providers: [.apt(["libi2c-dev"])]),
     .target(name: "CLinuxShim"),
 
@@ -44,7 +46,7 @@ let package = Package(
 
     // MARK: - Edges
     // Thin typed wrappers over Linux device nodes (i2c-dev, spidev, GPIO character device).
-    .target(name: "LinuxIO", dependencies: ["CI2C", "CGPIOD", "CLinuxShim"]),
+    .target(name: "LinuxIO", dependencies: ["CI2C", "CGPIODShim", "CLinuxShim"]),
     .target(
       name: "Sensors",
       dependencies: ["Signals", "Config", "LinuxIO", .product(name: "Logging", package: "swift-log")]
@@ -100,7 +102,7 @@ let package = Package(
       name: "Monitor",
       dependencies: [
         "PulseDSP", "StressModel", "Analysis", "Signals", "Sensors", "Indicators", "Store", "Config", "LinuxIO",
-        "SyncWire", "Sync",
+        "SyncWire", "Sync", "CLinuxShim",
         .product(name: "Logging", package: "swift-log"),
       ]
     ),
@@ -174,3 +176,24 @@ let package = Package(
     .testTarget(name: "EvaluationSetTests", dependencies: ["EvaluationSet", "StressModel", "Signals"]),
   ]
 )
+
+// A subset build: `STRESSMON_ONLY_TARGETS=LinuxIOTests swift test --scratch-path .build-gpiod2` declares only the
+// named targets and what they depend on, so scripts/test-gpiod2 compiles and tests the GPIO backend against
+// libgpiod 2 in under a minute instead of building the whole package a second time. Dependencies stay declared,
+// so Package.resolved is the same.
+if let only = Context.environment["STRESSMON_ONLY_TARGETS"] {
+  let byName = Dictionary(uniqueKeysWithValues: package.targets.map { ($0.name, $0) })
+  var keep = Set<String>()
+  var pending = only.split(separator: ",").map(String.init)
+  while let name = pending.popLast() {
+    guard keep.insert(name).inserted, let target = byName[name] else { continue }
+    for dependency in target.dependencies {
+      switch dependency {
+      case .targetItem(let name, _), .byNameItem(let name, _): pending.append(name)
+      default: break
+      }
+    }
+  }
+  package.targets = package.targets.filter { keep.contains($0.name) }
+  package.products = []
+}
