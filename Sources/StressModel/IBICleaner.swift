@@ -240,7 +240,19 @@ public struct IBICleaner: Sendable {
   /// few (a segment's start or end), of any plausible neighbours. Nil when even those are too few.
   private mutating func reference() -> Double? {
     var n = clean.copyNewest(Self.leftReference, to: &scratch, at: 0)
-    var k = 2
+    n = appendPlausibleWaiting(from: 2, to: n)
+    if n < Self.minimumReference {
+      n = judgedPlausible.copyNewest(Self.leftFallback, to: &scratch, at: 0)
+      n = appendPlausibleWaiting(from: 1, to: n)
+      guard n >= Self.minimumReference else { return nil }
+    }
+    return Statistics.medianInPlace(&scratch, count: n)
+  }
+
+  /// Appends the plausible waiting intervals from the `first`-th on to `scratch` after `count` values.
+  private mutating func appendPlausibleWaiting(from first: Int, to count: Int) -> Int {
+    var n = count
+    var k = first
     while k < waiting.count {
       let ms = milliseconds(k)
       if isPlausible(ms) {
@@ -249,20 +261,7 @@ public struct IBICleaner: Sendable {
       }
       k += 1
     }
-    if n < Self.minimumReference {
-      n = judgedPlausible.copyNewest(Self.leftFallback, to: &scratch, at: 0)
-      k = 1
-      while k < waiting.count {
-        let ms = milliseconds(k)
-        if isPlausible(ms) {
-          scratch[n] = ms
-          n += 1
-        }
-        k += 1
-      }
-      guard n >= Self.minimumReference else { return nil }
-    }
-    return Statistics.medianInPlace(&scratch, count: n)
+    return n
   }
 
   /// d or D: `multiplier` × the robust spread of `values` (a resting heart's until there are enough), kept in
