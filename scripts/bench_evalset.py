@@ -82,8 +82,8 @@ def tables(summary, detectors, failures, below):
                "intervals in the same window, ms (median / 90th percentile). Whole records: median |error| over "
                "records; timing = the detector's own intervals over the detected true pairs against the truth, "
                "cleaning = the cleaned SDNN against those intervals\n")
-    out.append("| condition | detector | shown | SDNN | RMSSD | SDNN within 10 % | clean shown (sinus) | noisy uncat. | "
-               "lifted uncat. | AF uncat. | whole record SDNN / RMSSD | SDNN: timing / cleaning |")
+    out.append("| condition | detector | shown | SDNN | RMSSD | SDNN within 10 % | clean shown (sinus) | "
+               "noisy uncat. | lifted uncat. | AF uncat. | whole record SDNN / RMSSD | SDNN: timing / cleaning |")
     out.append("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for group, row in summary.items():
         for k, n in detectors:
