@@ -23,6 +23,9 @@ let package = Package(
     .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
+    // Hub /metrics: swift-metrics' API (Hummingbird's MetricsMiddleware records through it) into a Prometheus registry.
+    .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+    .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
   ],
   targets: [
     // MARK: - C system libraries and shims (hardware and disk edges only)
@@ -76,13 +79,15 @@ let package = Package(
     .target(
       name: "Hub",
       dependencies: [
-        "SyncWire", "StressModel", "CSQLite",
+        "SyncWire", "StressModel", "CSQLite", "DayReport",
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HummingbirdTLS", package: "hummingbird"),
         .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "CompressNIO", package: "compress-nio"),
         .product(name: "Logging", package: "swift-log"),
+        .product(name: "Metrics", package: "swift-metrics"),
+        .product(name: "Prometheus", package: "swift-prometheus"),
       ]
     ),
     .executableTarget(
@@ -150,9 +155,11 @@ let package = Package(
     .testTarget(
       name: "HubTests",
       dependencies: [
-        "Hub", "Sync", "SyncWire", "Store", "StressModel", "SyncTestSupport", "TestSupport",
+        "Hub", "Sync", "SyncWire", "Store", "StressModel", "DayReport", "SyncTestSupport", "TestSupport",
         .product(name: "HummingbirdTesting", package: "hummingbird"),
         .product(name: "CompressNIO", package: "compress-nio"),
+        .product(name: "AsyncHTTPClient", package: "async-http-client"),
+        .product(name: "PostgresNIO", package: "postgres-nio"),
       ]
     ),
     .target(name: "TestSupport", path: "Tests/TestSupport"),

@@ -74,7 +74,8 @@ public enum KioskPage {
       \(panel(view))
       <script>
       (function () {
-        var url = "/kiosk/" + encodeURIComponent("\(device)") + "/panel";
+        // The page's own query (its ?key=) goes with every refresh.
+        var url = "/kiosk/" + encodeURIComponent("\(device)") + "/panel" + window.location.search;
         var offline = document.getElementById("offline");
         function refresh() {
           fetch(url, { cache: "no-store" }).then(function (response) {

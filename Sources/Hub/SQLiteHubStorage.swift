@@ -1,62 +1,73 @@
+import Foundation
 import NIOConcurrencyHelpers
+import NIOCore
 import NIOPosix
 import SyncWire
 
 /// The default hub storage: one SQLite file in WAL mode, through the system libsqlite3 (the `CSQLite` module the
-/// device's store uses too: one SQLite, no second amalgamation to compile). Calls run on NIO's blocking thread
-/// pool so a slow disk never stalls the event loops; one connection behind a lock serialises them, which is
-/// what SQLite does with writers anyway.
+/// device's store uses too: one SQLite, no second amalgamation to compile).
+///
+/// Durability: `synchronous=FULL` and one transaction per batch, so a batch the hub has acknowledged survives a
+/// power cut (the device deletes its copy on the acknowledgement and never resends it).
+///
+/// Concurrency: one writer connection on a thread of its own (SQLite has one writer at a time anyway, and a
+/// writer waiting for an fsync must not hold a thread readers need), and a few reader connections on their own
+/// threads, which WAL lets read while the writer commits. So a feed reader never waits for an ingest, and no
+/// call blocks NIO's event loops or the cooperative pool.
 public final class SQLiteHubStorage: HubStorage, @unchecked Sendable {
   public let kind = "sqlite"
   public let path: String
-  /// Guards `connection`: every use of it happens inside `lock.withLock`.
-  private let lock = NIOLock()
-  private let connection: SQLiteConnection
 
-  public init(path: String) throws {
+  /// The writer connection: used only on `writerPool`'s one thread, under `writeLock` (belt and braces).
+  private let writer: SQLiteConnection
+  private let writeLock = NIOLock()
+  private let writerPool: NIOThreadPool
+  /// Idle reader connections, one per `readerPool` thread, so a running job always finds one. Guarded by `readLock`.
+  private var idleReaders: [SQLiteConnection]
+  private let readLock = NIOLock()
+  private let readerPool: NIOThreadPool
+
+  // MARK: - Initialization
+
+  /// Opens (or creates, mode 0600: the file holds health data) the database at `path`.
+  public init(path: String, readers: Int = 2) throws {
     self.path = path
-    connection = try SQLiteConnection(path: path)
-    try connection.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;")
+    try Self.createPrivately(path)
+    writer = try SQLiteConnection(path: path)
+    try writer.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;")
+    let readerCount = max(1, readers)
+    idleReaders = try (0..<readerCount).map { _ in
+      let connection = try SQLiteConnection(path: path)
+      try connection.execute("PRAGMA query_only=1;")
+      return connection
+    }
+    writerPool = NIOThreadPool(numberOfThreads: 1)
+    readerPool = NIOThreadPool(numberOfThreads: readerCount)
+    writerPool.start()
+    readerPool.start()
   }
 
-  // MARK: - HubStorage
+  deinit {
+    writerPool.shutdownGracefully { _ in }
+    readerPool.shutdownGracefully { _ in }
+  }
+
+  // MARK: - HubStorage: measurements
 
   public func migrate() async throws {
-    try await blocking { connection in
-      try connection.execute(
-        """
-        BEGIN IMMEDIATE;
-        CREATE TABLE IF NOT EXISTS measurements (
-          id TEXT PRIMARY KEY,
-          device_id TEXT NOT NULL,
-          window_end REAL NOT NULL,
-          modified_at REAL NOT NULL,
-          seq INTEGER NOT NULL,
-          payload TEXT NOT NULL
-        );
-        CREATE INDEX IF NOT EXISTS measurements_device_window ON measurements (device_id, window_end);
-        CREATE UNIQUE INDEX IF NOT EXISTS measurements_seq ON measurements (seq);
-        CREATE INDEX IF NOT EXISTS measurements_device_seq ON measurements (device_id, seq);
-        CREATE TABLE IF NOT EXISTS tokens (
-          token_hash TEXT PRIMARY KEY,
-          device_id TEXT NOT NULL,
-          created_at REAL NOT NULL
-        );
-        PRAGMA user_version = 1;
-        COMMIT;
-        """)
-    }
+    try await write { connection in try SQLiteHubSchema.migrate(connection) }
   }
 
-  public func upsert(deviceId: String, records: [MeasurementRecord]) async throws -> Set<String> {
-    guard !records.isEmpty else { return [] }
+  public func upsert(deviceId: String, records: [MeasurementRecord], receivedAt: Double, outboxPending: Int?)
+    async throws -> UpsertOutcome
+  {
+    // Encoding happens here, on the caller's thread: the writer thread does only SQLite work.
     let payloads = try StoredPayload.encode(records)
-    return try await blocking { connection in
-      try connection.execute("BEGIN IMMEDIATE")
-      do {
-        var foreign: Set<String> = []
+    return try await write { connection in
+      try Self.transaction(connection) {
+        var outcome = UpsertOutcome()
         var sequence: Int64 = 0
-        try connection.query("SELECT COALESCE(MAX(seq), 0) FROM measurements", []) { sequence = $0.integer(0) }
+        try connection.query("SELECT last_seq FROM feed_state WHERE id = 1", []) { sequence = $0.integer(0) }
         for (record, payload) in zip(records, payloads) {
           var existing: (owner: String, modifiedAt: Double, payload: String)?
           try connection.query(
@@ -64,13 +75,20 @@ public final class SQLiteHubStorage: HubStorage, @unchecked Sendable {
           ) { existing = ($0.text(0) ?? "", $0.double(1), $0.text(2) ?? "") }
           if let existing {
             if existing.owner != deviceId {
-              foreign.insert(record.id)
+              outcome.foreign.insert(record.id)
               continue
             }
             // Newer modified_at wins; on a tie the incoming row only if it differs, so a retry is a no-op
             // and does not move the row in the feed.
-            if existing.modifiedAt > record.modifiedAt { continue }
-            if existing.modifiedAt == record.modifiedAt, (try? StoredPayload.decode(existing.payload)) == record { continue }
+            if existing.modifiedAt > record.modifiedAt {
+              outcome.keptNewer[record.id] = existing.modifiedAt
+              continue
+            }
+            if existing.modifiedAt == record.modifiedAt,
+              StoredPayload.same(stored: existing.payload, incoming: record, incomingText: payload)
+            {
+              continue
+            }
           }
           sequence += 1
           try connection.query(Self.upsertSQL, [
@@ -78,28 +96,34 @@ public final class SQLiteHubStorage: HubStorage, @unchecked Sendable {
             .integer(sequence), .text(payload),
           ])
         }
-        try connection.execute("COMMIT")
-        return foreign
-      } catch {
-        try? connection.execute("ROLLBACK")
-        throw error
+        // The high-water mark: numbers are never handed out twice, even after the newest rows are deleted.
+        try connection.query("UPDATE feed_state SET last_seq = ? WHERE id = 1", [.integer(sequence)])
+        try connection.query(
+          """
+          INSERT INTO devices (device_id, first_seen_at, last_upload_at, outbox_pending) VALUES (?1, ?2, ?2, ?3)
+          ON CONFLICT (device_id) DO UPDATE SET last_upload_at = ?2, outbox_pending = ?3
+          """, [.text(deviceId), .double(receivedAt), outboxPending.map { .integer(Int64($0)) } ?? .null])
+        return outcome
       }
     }
   }
 
-  public func latest(deviceId: String) async throws -> MeasurementRecord? {
-    try await blocking { connection in
+  public func latest(deviceId: String, notAfter: Double) async throws -> MeasurementRecord? {
+    let payload = try await read { connection in
       var payload: String?
       try connection.query(
-        "SELECT payload FROM measurements WHERE device_id = ? ORDER BY window_end DESC, id DESC LIMIT 1",
-        [.text(deviceId)]
+        """
+        SELECT payload FROM measurements WHERE device_id = ? AND window_end <= ?
+        ORDER BY window_end DESC, id DESC LIMIT 1
+        """, [.text(deviceId), .double(notAfter)]
       ) { payload = $0.text(0) }
-      return try payload.map { try StoredPayload.decode($0) }
+      return payload
     }
+    return try payload.map { try StoredPayload.decode($0) }
   }
 
-  public func feed(deviceId: String?, after: Int64, limit: Int) async throws -> FeedSlice {
-    try await blocking { connection in
+  public func feedPayloads(deviceId: String?, after: Int64, limit: Int) async throws -> RawFeedSlice {
+    try await read { connection in
       var rows: [(Int64, String)] = []
       let collect: (SQLiteRow) throws -> Void = { rows.append(($0.integer(0), $0.text(1) ?? "")) }
       if let deviceId {
@@ -111,31 +135,64 @@ public final class SQLiteHubStorage: HubStorage, @unchecked Sendable {
           "SELECT seq, payload FROM measurements WHERE seq > ? ORDER BY seq LIMIT ?",
           [.integer(after), .integer(Int64(limit + 1))], row: collect)
       }
-      let hasMore = rows.count > limit
       let page = rows.prefix(limit)
-      return FeedSlice(
-        rows: try page.map { try StoredPayload.decode($0.1) }, lastSequence: page.last?.0 ?? after, hasMore: hasMore)
+      return RawFeedSlice(payloads: page.map(\.1), lastSequence: page.last?.0 ?? after, hasMore: rows.count > limit)
     }
   }
 
-  public func device(forTokenHash hash: String) async throws -> String? {
-    try await blocking { connection in
-      var device: String?
-      try connection.query("SELECT device_id FROM tokens WHERE token_hash = ?", [.text(hash)]) { device = $0.text(0) }
-      return device
-    }
-  }
-
-  public func addToken(hash: String, deviceId: String, createdAt: Double) async throws {
-    try await blocking { connection in
+  public func rows(deviceId: String, windowEnd: Range<Double>) async throws -> [MeasurementRecord] {
+    let payloads = try await read { connection in
+      var payloads: [String] = []
       try connection.query(
-        "INSERT INTO tokens (token_hash, device_id, created_at) VALUES (?, ?, ?)",
-        [.text(hash), .text(deviceId), .double(createdAt)])
+        """
+        SELECT payload FROM measurements WHERE device_id = ? AND window_end >= ? AND window_end < ?
+        ORDER BY window_end, id
+        """, [.text(deviceId), .double(windowEnd.lowerBound), .double(windowEnd.upperBound)]
+      ) { payloads.append($0.text(0) ?? "") }
+      return payloads
+    }
+    return try payloads.map { try StoredPayload.decode($0) }
+  }
+
+  public func devices(notAfter: Double) async throws -> [DeviceSummary] {
+    let found = try await read { connection in
+      var found: [(String, Double, Double, Int64, String?)] = []
+      try connection.query(
+        """
+        SELECT d.device_id, d.first_seen_at, COALESCE(d.last_upload_at, -1), COALESCE(d.outbox_pending, -1),
+          (SELECT payload FROM measurements m WHERE m.device_id = d.device_id AND m.window_end <= ?
+           ORDER BY m.window_end DESC, m.id DESC LIMIT 1)
+        FROM devices d ORDER BY d.device_id
+        """, [.double(notAfter)]
+      ) { found.append(($0.text(0) ?? "", $0.double(1), $0.double(2), $0.integer(3), $0.text(4))) }
+      return found
+    }
+    return try found.map { device, firstSeen, lastUpload, pending, payload in
+      DeviceSummary(
+        deviceId: device, firstSeenAt: firstSeen, lastUploadAt: lastUpload < 0 ? nil : lastUpload,
+        outboxPending: pending < 0 ? nil : Int(pending), latest: try payload.map { try StoredPayload.decode($0) })
+    }
+  }
+
+  public func deleteDevice(_ deviceId: String) async throws -> DeviceDeletion {
+    try await write { connection in
+      // Overwrite the deleted rows' bytes, and the WAL after the commit: the data of a person who left must not
+      // linger in free pages of the file.
+      try connection.execute("PRAGMA secure_delete=ON")
+      defer { try? connection.execute("PRAGMA secure_delete=OFF") }
+      let deletion = try Self.transaction(connection) {
+        let rows = try Self.delete(connection, from: "measurements", deviceId: deviceId)
+        let tokens = try Self.delete(connection, from: "tokens", deviceId: deviceId)
+        let known = try Self.delete(connection, from: "devices", deviceId: deviceId)
+        return DeviceDeletion(rows: rows, tokens: tokens, known: known + rows + tokens > 0)
+      }
+      try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+      return deletion
     }
   }
 
   public func count(deviceId: String?) async throws -> Int {
-    try await blocking { connection in
+    try await read { connection in
       var count: Int64 = 0
       if let deviceId {
         try connection.query("SELECT COUNT(*) FROM measurements WHERE device_id = ?", [.text(deviceId)]) { count = $0.integer(0) }
@@ -147,10 +204,45 @@ public final class SQLiteHubStorage: HubStorage, @unchecked Sendable {
   }
 
   public func ping() async throws {
-    try await blocking { connection in try connection.query("SELECT 1", []) }
+    try await read { connection in try connection.query("SELECT 1", []) }
   }
 
-  public func close() async throws {}
+  public func close() async throws {
+    try await writerPool.shutdownGracefully()
+    try await readerPool.shutdownGracefully()
+  }
+
+  // MARK: - Internal
+
+  /// Runs `body` on the writer thread with the writer connection.
+  func write<T: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> T) async throws -> T {
+    try await writerPool.runIfActive { [self] in
+      try writeLock.withLock { try body(writer) }
+    }
+  }
+
+  /// Runs `body` on a reader thread with a reader connection of its own.
+  func read<T: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> T) async throws -> T {
+    try await readerPool.runIfActive { [self] in
+      let connection = readLock.withLock { idleReaders.removeLast() }
+      defer { readLock.withLock { idleReaders.append(connection) } }
+      return try body(connection)
+    }
+  }
+
+  /// `BEGIN IMMEDIATE` … `COMMIT` around `body`, rolled back if it throws. With synchronous=FULL the commit
+  /// returns once the WAL is on disk.
+  static func transaction<T>(_ connection: SQLiteConnection, _ body: () throws -> T) throws -> T {
+    try connection.execute("BEGIN IMMEDIATE")
+    do {
+      let result = try body()
+      try connection.execute("COMMIT")
+      return result
+    } catch {
+      try? connection.execute("ROLLBACK")
+      throw error
+    }
+  }
 
   // MARK: - Private
 
@@ -162,9 +254,28 @@ public final class SQLiteHubStorage: HubStorage, @unchecked Sendable {
       payload = excluded.payload
     """
 
-  private func blocking<T: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> T) async throws -> T {
-    try await NIOThreadPool.singleton.runIfActive { [self] in
-      try lock.withLock { try body(connection) }
+  private static func delete(_ connection: SQLiteConnection, from table: String, deviceId: String) throws -> Int {
+    var count: Int64 = 0
+    try connection.query("SELECT COUNT(*) FROM \(table) WHERE device_id = ?", [.text(deviceId)]) { count = $0.integer(0) }
+    try connection.query("DELETE FROM \(table) WHERE device_id = ?", [.text(deviceId)])
+    return Int(count)
+  }
+
+  /// Creates an empty file readable by its owner only, before SQLite opens it: SQLite would create it 0644, and
+  /// gives its -wal and -shm files the database file's mode.
+  private static func createPrivately(_ path: String) throws {
+    if let reason = createPrivateFile(path) {
+      throw HubStorageError("cannot create the hub database \(path): \(reason); check the path and permissions")
     }
   }
+}
+
+/// Creates `path` empty with mode 0600 unless it exists; the reason when it cannot.
+private func createPrivateFile(_ path: String) -> String? {
+  let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+  if descriptor >= 0 {
+    close(descriptor)
+    return nil
+  }
+  return errno == EEXIST ? nil : String(cString: strerror(errno))
 }

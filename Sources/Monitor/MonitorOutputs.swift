@@ -4,6 +4,7 @@ import LinuxIO
 import Sensors
 import Store
 import Sync
+import Logging
 import Synchronization
 
 #if canImport(Glibc)
@@ -233,27 +234,17 @@ final class SyncRunner: Sendable {
     try? await transport.shutdown()
   }
 
-  static func readToken(_ path: String) throws(MonitorError) -> String {
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else {
-      let reason = String(cString: strerror(errno))
-      throw .badFile(
-        "[sync] token_file \(path): \(reason); create it with 'stressmon-hub token create --device ID > \(path)' "
-          + "or leave [sync] hub empty", code: 66)
+  /// The token in `path`, its permissions checked (`TokenFile`); `section` names the config section for errors.
+  static func readToken(_ path: String, section: String = "sync") throws(MonitorError) -> String {
+    do {
+      let contents = try TokenFile.read(path)
+      if let warning = contents.warning {
+        Logger(label: "stressmon.monitor").warning("token file readable by its group", metadata: ["problem": "\(warning)"])
+      }
+      return contents.token
+    } catch {
+      let advice = error.sysexitsCode == 66 ? " (or leave [\(section)] hub empty)" : ""
+      throw .badFile("[\(section)] token_file: \(error.description)\(advice)", code: error.sysexitsCode)
     }
-    defer { close(fd) }
-    var bytes: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 512)
-    while true {
-      let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-      if count <= 0 { break }
-      bytes += buffer[0..<count]
-      if bytes.count > 4_096 { break }
-    }
-    let token = String(decoding: bytes, as: UTF8.self).filter { !$0.isWhitespace }
-    guard !token.isEmpty else {
-      throw .badFile("[sync] token_file \(path) is empty; put the device token in it", code: 65)
-    }
-    return token
   }
 }

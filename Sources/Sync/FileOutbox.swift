@@ -50,7 +50,7 @@ public final class FileOutbox: SyncOutbox {
         entry.apply(to: &loaded)
       }
     }
-    descriptor = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
+    descriptor = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
     guard descriptor >= 0 else {
       throw SyncError.outbox("cannot open \(path) for writing (errno \(errno)); check permissions and free space")
     }

@@ -109,14 +109,17 @@ struct KioskBrowserTests {
     defer { directory.remove() }
     let storage = try await SyncEndToEndTests.makeStorage(directory)
     let now = Date().timeIntervalSince1970
-    _ = try await storage.upsert(deviceId: "kiosk-1", records: [try kioskRecord(category, device: "kiosk-1", now: now, age: 20)])
+    _ = try await storage.upsert(
+      deviceId: "kiosk-1", records: [try kioskRecord(category, device: "kiosk-1", now: now, age: 20)], receivedAt: now,
+      outboxPending: nil)
+    let key = try await HubTokens.create(kind: .kiosk, deviceId: "kiosk-1", storage: storage, now: now).token
     let hub = LiveHub(storage: storage)
     try await hub.start()
     let png = directory.file("shot.png")
     let result = try await offload { try Self.run(chromium, [
       "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--force-device-scale-factor=1",
       "--force-color-profile=srgb", "--window-size=800,600", "--user-data-dir=\(directory.file("profile"))",
-      "--screenshot=\(png)", "\(hub.baseURL)/kiosk/kiosk-1",
+      "--screenshot=\(png)", "\(hub.baseURL)/kiosk/kiosk-1?key=\(key)",
     ]) }
     await hub.stop()
     guard let data = FileManager.default.contents(atPath: png) else {
@@ -194,12 +197,14 @@ struct KioskBrowserTests {
     let storage = try await SyncEndToEndTests.makeStorage(directory)
     let hub = LiveHub(storage: storage, options: HubOptions(kioskRefresh: 0.3))
     try await hub.start()
+    let key = try await HubTokens.create(
+      kind: .kiosk, deviceId: "kiosk-2", storage: storage, now: Date().timeIntervalSince1970).token
     // Given the page open on a device with no data yet: Chromium runs it for 5 s of virtual time (its timers
     // fire fast, network waits are real), then prints the live DOM. The page's first refresh is held at the hub.
     let page = "/kiosk/kiosk-2"
     hub.closeGate(for: page + "/panel")
     let profile = directory.file("profile")
-    let url = "\(hub.baseURL)\(page)"
+    let url = "\(hub.baseURL)\(page)?key=\(key)"
     async let browser = offload {
       try Self.run(chromium, [
         "--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=\(profile)", "--virtual-time-budget=5000",
@@ -214,7 +219,9 @@ struct KioskBrowserTests {
     }
     let stored = Date()
     let now = stored.timeIntervalSince1970
-    _ = try await storage.upsert(deviceId: "kiosk-2", records: [try kioskRecord(.high, device: "kiosk-2", now: now, age: 5)])
+    _ = try await storage.upsert(
+      deviceId: "kiosk-2", records: [try kioskRecord(.high, device: "kiosk-2", now: now, age: 5)], receivedAt: now,
+      outboxPending: nil)
     hub.openGate()
     let dom = try await browser.output
     await hub.stop()

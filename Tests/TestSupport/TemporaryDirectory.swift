@@ -15,6 +15,8 @@ public struct TemporaryDirectory: Sendable {
   public func write(_ name: String, _ text: String) throws -> String {
     let full = file(name)
     try Data(text.utf8).write(to: URL(fileURLWithPath: full))
+    // Private like every file a test makes: token files readable by others are refused.
+    try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: full)
     return full
   }
 
