@@ -41,8 +41,8 @@ struct FleetRoutes: Sendable {
       let text = context.parameters.get("day") ?? ""
       let asFile = text.hasSuffix(".svg")
       let date = asFile ? String(text.dropLast(4)) : text
-      guard date.utf8.count == 10, date.utf8.enumerated().allSatisfy({ [4, 7].contains($0) ? $1 == 0x2D : (0x30...0x39).contains($1) })
-      else {
+      let shaped = date.utf8.enumerated().allSatisfy { [4, 7].contains($0) ? $1 == 0x2D : (0x30...0x39).contains($1) }
+      guard date.utf8.count == 10, shaped else {
         throw HubError(.badRequest, "invalid_day", "the day must be a date YYYY-MM-DD (or YYYY-MM-DD.svg)")
       }
       guard let day = LocalDay(parsing: date) else {
@@ -54,7 +54,10 @@ struct FleetRoutes: Sendable {
       guard !asFile else {
         return Response(
           status: .ok,
-          headers: [.contentType: "image/svg+xml; charset=utf-8", .cacheControl: "no-store", HTMLPage.referrerPolicy: "no-referrer"],
+          headers: [
+            .contentType: "image/svg+xml; charset=utf-8", .cacheControl: "no-store",
+            HTMLPage.referrerPolicy: "no-referrer",
+          ],
           body: ResponseBody(byteBuffer: ByteBuffer(string: report.svg())))
       }
       return HTMLPage.response(DayPage.document(device: device, day: day, report: report, links: PageLinks(presented)))

@@ -25,7 +25,8 @@ final class HubAccess: Sendable {
   private let options: HubOptions
   private let metrics: HubMetrics
   private let logger: Logger
-  /// Per token id: token-bucket level and when it was last filled.
+  /// Per token hash: token-bucket level and when it was last filled. Keyed by hash, so a token over its rate is
+  /// refused before the database is asked; entries exist only for tokens that authenticated once.
   private let buckets = Mutex<[String: (level: Double, at: Double)]>([:])
   /// Per token id: when its last use was last written.
   private let touched = Mutex<[String: Double]>([:])
@@ -41,7 +42,7 @@ final class HubAccess: Sendable {
 
   /// The device a device token writes for.
   func writer(_ request: Request) async throws -> String {
-    let (credential, _) = try await authenticate(request, page: false)
+    let (credential, _, _) = try await authenticate(request, page: false)
     guard credential.kind == .device, let device = credential.deviceId else {
       throw HubError(
         .forbidden, "wrong_token_kind",
@@ -52,7 +53,7 @@ final class HubAccess: Sendable {
 
   /// A reader token that may read `device` (nil: the route narrows a one-device reader itself), within its rate.
   func reader(_ request: Request, device: String?, page: Bool = false) async throws -> (Credential, Presented) {
-    let (credential, presented) = try await authenticate(request, page: page)
+    let (credential, presented, hash) = try await authenticate(request, page: page)
     guard credential.kind == .reader else {
       throw HubError(
         .forbidden, "wrong_token_kind",
@@ -62,20 +63,20 @@ final class HubAccess: Sendable {
     if let device, !credential.reads(device) {
       throw Self.otherDevice(credential, device)
     }
-    try limit(credential)
+    try limit(hash: hash, spend: true)
     return (credential, presented)
   }
 
   /// A kiosk key of `device`, or a reader of it, within its rate.
   func kiosk(_ request: Request, device: String) async throws -> (Credential, Presented) {
-    let (credential, presented) = try await authenticate(request, page: true)
+    let (credential, presented, hash) = try await authenticate(request, page: true)
     guard credential.kind != .device else {
       throw HubError(
         .forbidden, "wrong_token_kind", "this is a device token, which cannot read; open the kiosk with its kiosk key")
     }
     let allowed = (credential.kind == .kiosk && credential.deviceId == device) || credential.reads(device)
     guard allowed else { throw Self.otherDevice(credential, device) }
-    try limit(credential)
+    try limit(hash: hash, spend: true)
     return (credential, presented)
   }
 
@@ -89,7 +90,7 @@ final class HubAccess: Sendable {
 
   /// The credential of the token the request carries. 401 without one: for pages with a `Basic` challenge, so
   /// a browser asks for it (any user name, the token as password).
-  private func authenticate(_ request: Request, page: Bool) async throws -> (Credential, Presented) {
+  private func authenticate(_ request: Request, page: Bool) async throws -> (Credential, Presented, String) {
     let challenge = page ? "Basic realm=\"stressmon-hub\", charset=\"UTF-8\"" : "Bearer"
     if request.headers[.authorization] != nil, request.uri.queryParameters.get("key") != nil {
       throw HubError(
@@ -104,13 +105,16 @@ final class HubAccess: Sendable {
           : "no token; send 'Authorization: Bearer <token>' (stressmon-hub token create)",
         headers: [.wwwAuthenticate: challenge])
     }
-    guard let credential = try await storage.credential(forTokenHash: HubTokens.hash(token)) else {
+    let hash = HubTokens.hash(token)
+    // A token already over its rate is refused here, before the database: a client that ignores 429 costs a hash.
+    try limit(hash: hash, spend: false)
+    guard let credential = try await storage.credential(forTokenHash: hash) else {
       throw HubError(
         .unauthorized, "unauthorized", "unknown or revoked token; create one with 'stressmon-hub token create'",
         headers: [.wwwAuthenticate: challenge])
     }
     try await touch(credential)
-    return (credential, presented)
+    return (credential, presented, hash)
   }
 
   /// The token in the request: Bearer, Basic password, or `key` query parameter.
@@ -141,21 +145,22 @@ final class HubAccess: Sendable {
     return nil
   }
 
-  /// Token bucket per token: `readBurst` deep, refilled at `readRate` a second.
-  private func limit(_ credential: Credential) throws {
+  /// Token bucket per token: `readBurst` deep, refilled at `readRate` a second. With `spend` a read is taken
+  /// (the bucket is made on a token's first read); without, a token with an empty bucket is refused.
+  private func limit(hash: String, spend: Bool) throws {
     let now = options.now()
     let (rate, burst) = (options.readRate, options.readBurst)
     let wait = buckets.withLock { buckets -> Double? in
-      var bucket = buckets[credential.tokenId] ?? (burst, now)
+      guard var bucket = buckets[hash] ?? (spend ? (burst, now) : nil) else { return nil }
       bucket.level = min(burst, bucket.level + max(0, now - bucket.at) * rate)
       bucket.at = now
-      defer { buckets[credential.tokenId] = bucket }
+      defer { buckets[hash] = bucket }
       guard bucket.level >= 1 else { return (1 - bucket.level) / rate }
-      bucket.level -= 1
+      if spend { bucket.level -= 1 }
       return nil
     }
     guard let wait else { return }
-    metrics.rateLimited(tokenId: credential.tokenId)
+    metrics.rateLimited(tokenId: HubTokens.id(forHash: hash))
     let seconds = max(1, Int(wait.rounded(.up)))
     throw HubError(
       .tooManyRequests, "rate_limited",

@@ -160,23 +160,3 @@ public struct HubStorageError: Error, CustomStringConvertible, Sendable {
 
   public var description: String { message }
 }
-
-/// The stored form of a row: its JSON (the one `MeasurementRecord` definition). Keys are not sorted (sorting
-/// doubles the encoding cost, the largest share of ingest CPU), so equal rows may have different text: storages
-/// compare rows decoded (SQLite) or as jsonb (PostgreSQL), never only as text.
-enum StoredPayload {
-  static func encode(_ records: [MeasurementRecord]) throws -> [String] {
-    let encoder = JSONEncoder()
-    return try records.map { String(decoding: try encoder.encode($0), as: UTF8.self) }
-  }
-
-  static func decode(_ text: String) throws -> MeasurementRecord {
-    try JSONDecoder().decode(MeasurementRecord.self, from: Data(text.utf8))
-  }
-
-  /// Whether a stored row and an incoming one are the same version: same text (the usual retry), or equal once
-  /// decoded.
-  static func same(stored: String, incoming: MeasurementRecord, incomingText: String) -> Bool {
-    stored == incomingText || (try? decode(stored)) == incoming
-  }
-}

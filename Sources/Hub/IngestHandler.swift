@@ -35,7 +35,8 @@ struct IngestHandler: Sendable {
         "the batch has \(batch.records.count) rows; send at most \(SyncAPI.maxBatchRows) per request")
     }
     if let pending = batch.outboxPending, !(0...SyncAPI.maxOutboxPending).contains(pending) {
-      throw HubError(.unprocessableContent, "invalid_batch", "outbox_pending must be within 0-\(SyncAPI.maxOutboxPending)")
+      throw HubError(
+        .unprocessableContent, "invalid_batch", "outbox_pending must be within 0-\(SyncAPI.maxOutboxPending)")
     }
     let now = options.now()
     var results: [RowResult] = []
@@ -60,12 +61,16 @@ struct IngestHandler: Sendable {
     results = zip(batch.records, results).map { record, row in
       guard row.status == .accepted else { return row }
       if outcome.foreign.contains(row.id) {
-        return RowResult(id: row.id, status: .rejected, reason: "id \(row.id) already belongs to another device; give the row a new UUID")
+        return RowResult(
+          id: row.id, status: .rejected, reason: "id \(row.id) already belongs to another device; give the row a new UUID")
       }
-      if let kept = outcome.keptNewer[row.id] ?? (valid[row.id].map(\.modifiedAt).flatMap { $0 > record.modifiedAt ? $0 : nil }) {
+      // Kept by the hub (stored earlier), or by this batch (the same id again with a larger modified_at).
+      let inBatch = valid[row.id].map(\.modifiedAt).flatMap { $0 > record.modifiedAt ? $0 : nil }
+      if let kept = outcome.keptNewer[row.id] ?? inBatch {
         return RowResult(
           id: row.id, status: .keptNewer,
-          reason: "the hub keeps a newer version of this row (modified_at \(kept) > \(record.modifiedAt)); this one was not stored")
+          reason: "the hub keeps a newer version of this row (modified_at \(kept) > \(record.modifiedAt)); "
+            + "this one was not stored")
       }
       return row
     }

@@ -159,7 +159,9 @@ extension OpenAPIDocument {
             status:
               type: string
               enum: [accepted, rejected, kept_newer]
-              description: 'accepted: stored (or already held); rejected: invalid, never stored; kept_newer: the hub holds a newer version (modified_at) and kept it.'
+              description: >-
+                accepted: stored (or already held); rejected: invalid, never stored;
+                kept_newer: the hub holds a newer version (modified_at) and kept it.
             reason: {type: string, description: Why rejected, or which version was kept.}
         LatestResponse:
           type: object

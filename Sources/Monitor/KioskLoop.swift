@@ -54,7 +54,8 @@ final class KioskLoop: Sendable {
     let at = EventTime(dataSeconds: dataSeconds())
     do {
       let response = try await transport.get(
-        path: SyncAPI.latestPath(device: device), headers: [("Accept", "application/json"), ("Authorization", "Bearer " + token)], timeout: timeoutSeconds)
+        path: SyncAPI.latestPath(device: device),
+        headers: [("Accept", "application/json"), ("Authorization", "Bearer " + token)], timeout: timeoutSeconds)
       guard response.status == 200 else {
         let detail = String(decoding: response.body.prefix(160), as: UTF8.self)
         throw KioskProblem(text: "the hub answered \(response.status): \(detail)")

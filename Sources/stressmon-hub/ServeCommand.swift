@@ -22,40 +22,89 @@ struct ServeCommand: AsyncParsableCommand {
 
   @OptionGroup var storage: StorageOptions
 
-  @Option(name: .long, help: ArgumentHelp("Address to listen on; 0.0.0.0 for all interfaces [STRESSMON_HUB_HOST, default 127.0.0.1].", valueName: "address"))
+  @Option(
+    name: .long,
+    help: ArgumentHelp(
+      "Address to listen on; 0.0.0.0 for all interfaces [STRESSMON_HUB_HOST, default 127.0.0.1].",
+      valueName: "address"))
   var host: String?
 
-  @Option(name: .long, help: ArgumentHelp("TCP port [STRESSMON_HUB_PORT, default 8080].", valueName: "port"))
+  @Option(
+    name: .long,
+    help: ArgumentHelp(
+      "TCP port [STRESSMON_HUB_PORT, default 8080].",
+      valueName: "port"))
   var port: Int?
 
-  @Option(name: .customLong("tls-cert"), help: ArgumentHelp("PEM certificate chain: serve HTTPS (TLS 1.2+) [STRESSMON_HUB_TLS_CERT].", valueName: "path"))
+  @Option(
+    name: .customLong("tls-cert"),
+    help: ArgumentHelp(
+      "PEM certificate chain: serve HTTPS (TLS 1.2+) [STRESSMON_HUB_TLS_CERT].",
+      valueName: "path"))
   var tlsCert: String?
 
-  @Option(name: .customLong("tls-key"), help: ArgumentHelp("PEM private key of --tls-cert [STRESSMON_HUB_TLS_KEY].", valueName: "path"))
+  @Option(
+    name: .customLong("tls-key"),
+    help: ArgumentHelp(
+      "PEM private key of --tls-cert [STRESSMON_HUB_TLS_KEY].",
+      valueName: "path"))
   var tlsKey: String?
 
-  @Option(name: .customLong("stale-after"), help: ArgumentHelp("Seconds without a new window before a kiosk warns and the fleet page flags the device quiet [STRESSMON_HUB_STALE_AFTER, 600].", valueName: "s"))
+  @Option(
+    name: .customLong("stale-after"),
+    help: ArgumentHelp(
+      "Seconds without a new window before a kiosk warns and the fleet page flags the device quiet "
+        + "[STRESSMON_HUB_STALE_AFTER, 600].",
+      valueName: "s"))
   var staleAfter: Double?
 
-  @Option(name: .customLong("max-connections"), help: ArgumentHelp("Open connections at most; past it a 503 [STRESSMON_HUB_MAX_CONNECTIONS, 4096, capped by the open-file limit].", valueName: "n"))
+  @Option(
+    name: .customLong("max-connections"),
+    help: ArgumentHelp(
+      "Open connections at most; past it a 503 [STRESSMON_HUB_MAX_CONNECTIONS, 4096, capped by the open-file limit].",
+      valueName: "n"))
   var maxConnections: Int?
 
-  @Option(name: .customLong("header-timeout"), help: ArgumentHelp("Seconds a client may take to send a request's headers [STRESSMON_HUB_HEADER_TIMEOUT, 10].", valueName: "s"))
+  @Option(
+    name: .customLong("header-timeout"),
+    help: ArgumentHelp(
+      "Seconds a client may take to send a request's headers [STRESSMON_HUB_HEADER_TIMEOUT, 10].",
+      valueName: "s"))
   var headerTimeout: Double?
 
-  @Option(name: .customLong("body-timeout"), help: ArgumentHelp("Seconds a client may take to send a request's body [STRESSMON_HUB_BODY_TIMEOUT, 30].", valueName: "s"))
+  @Option(
+    name: .customLong("body-timeout"),
+    help: ArgumentHelp(
+      "Seconds a client may take to send a request's body [STRESSMON_HUB_BODY_TIMEOUT, 30].",
+      valueName: "s"))
   var bodyTimeout: Double?
 
-  @Option(name: .customLong("idle-timeout"), help: ArgumentHelp("Seconds an idle keep-alive connection stays open [STRESSMON_HUB_IDLE_TIMEOUT, 30].", valueName: "s"))
+  @Option(
+    name: .customLong("idle-timeout"),
+    help: ArgumentHelp(
+      "Seconds an idle keep-alive connection stays open [STRESSMON_HUB_IDLE_TIMEOUT, 30].",
+      valueName: "s"))
   var idleTimeout: Double?
 
-  @Option(name: .customLong("read-rate"), help: ArgumentHelp("Reads per second per token on average; more get 429 [STRESSMON_HUB_READ_RATE, 20].", valueName: "n"))
+  @Option(
+    name: .customLong("read-rate"),
+    help: ArgumentHelp(
+      "Reads per second per token on average; more get 429 [STRESSMON_HUB_READ_RATE, 20].",
+      valueName: "n"))
   var readRate: Double?
 
-  @Option(name: .customLong("read-burst"), help: ArgumentHelp("Reads one token may make at once [STRESSMON_HUB_READ_BURST, 40].", valueName: "n"))
+  @Option(
+    name: .customLong("read-burst"),
+    help: ArgumentHelp(
+      "Reads one token may make at once [STRESSMON_HUB_READ_BURST, 40].",
+      valueName: "n"))
   var readBurst: Double?
 
-  @Option(name: .customLong("log-format"), help: ArgumentHelp("logfmt or json [STRESSMON_HUB_LOG_FORMAT, logfmt].", valueName: "format"))
+  @Option(
+    name: .customLong("log-format"),
+    help: ArgumentHelp(
+      "logfmt or json [STRESSMON_HUB_LOG_FORMAT, logfmt].",
+      valueName: "format"))
   var logFormat: String?
 
   func run() async throws {
