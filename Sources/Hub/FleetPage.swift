@@ -16,15 +16,8 @@ enum FleetPage {
     if devices.isEmpty {
       rows = "<tr><td colspan=\"7\">No devices yet: create one with 'stressmon-hub token create --device ID'.</td></tr>"
     }
-    return """
-      <!DOCTYPE html>
-      <html lang="en">
-      <head>
-      <meta charset="utf-8">
-      <meta name="viewport" content="width=device-width, initial-scale=1">
-      <title>Fleet · stressmon</title>
-      <style>\(style)</style>
-      </head>
+    return HTMLPage.head(title: "Fleet · stressmon", style: style) + """
+
       <body>
       <main>
       <h1>Fleet</h1>
@@ -103,7 +96,7 @@ enum FleetPage {
     th, td { text-align: left; padding: 8px 12px; border-bottom: 1px solid #BBBBBB; vertical-align: middle; }
     thead th { border-bottom: 2px solid #111111; }
     td.category, .nowrap { font-weight: 600; white-space: nowrap; }
-    td.number { white-space: nowrap; }
+    td.number, th[scope=row] { white-space: nowrap; }
     td.category svg.icon { width: 40px; height: 40px; vertical-align: middle; margin-right: 10px; }
     .age { color: inherit; opacity: 0.8; }
     td.quiet { font-weight: 700; background: #FFFFFF; color: #000000; outline: 3px solid #000000; outline-offset: -3px; }
@@ -122,15 +115,8 @@ enum DayPage {
     let next = LocalDay.containing(epochSeconds: day.end)
     var svg = report.svg()
     if svg.hasPrefix("<?xml"), let end = svg.firstIndex(of: "\n") { svg = String(svg[svg.index(after: end)...]) }
-    return """
-      <!DOCTYPE html>
-      <html lang="en">
-      <head>
-      <meta charset="utf-8">
-      <meta name="viewport" content="width=device-width, initial-scale=1">
-      <title>\(id) · \(day) · stressmon</title>
-      <style>\(FleetPage.style)</style>
-      </head>
+    return HTMLPage.head(title: "\(device) · \(day) · stressmon", style: FleetPage.style) + """
+
       <body>
       <main>
       <nav><a href="\(HTML.escape(links.fleet))">← Fleet</a>\

@@ -57,7 +57,7 @@ public struct HubLogHandler: LogHandler {
     case .logfmt:
       return fields.map { "\($0.0)=\(logfmtValue($0.1))" }.joined(separator: " ") + "\n"
     case .json:
-      return "{" + fields.map { "\(jsonString($0.0)):\(jsonString($0.1))" }.joined(separator: ",") + "}\n"
+      return "{" + fields.map { JSONText.string($0.0) + ":" + JSONText.string($0.1) }.joined(separator: ",") + "}\n"
     }
   }
 
@@ -68,44 +68,10 @@ public struct HubLogHandler: LogHandler {
 
   // MARK: - Private
 
-  /// Bare when it is a plain word; quoted with `\"`, `\\`, `\n` escapes otherwise.
+  /// Bare when it is a plain word; else a quoted string with JSON's escapes.
   private static func logfmtValue(_ value: String) -> String {
     let plain = !value.isEmpty && value.unicodeScalars.allSatisfy { $0.value > 0x20 && $0 != "\"" && $0 != "=" && $0 != "\\" }
-    guard !plain else { return value }
-    var out = "\""
-    for scalar in value.unicodeScalars {
-      switch scalar {
-      case "\"": out += "\\\""
-      case "\\": out += "\\\\"
-      case "\n": out += "\\n"
-      case "\r": out += "\\r"
-      case "\t": out += "\\t"
-      default: out.unicodeScalars.append(scalar.value < 0x20 ? " " : scalar)
-      }
-    }
-    return out + "\""
-  }
-
-  /// A JSON string literal (RFC 8259 escapes).
-  private static func jsonString(_ value: String) -> String {
-    var out = "\""
-    for scalar in value.unicodeScalars {
-      switch scalar {
-      case "\"": out += "\\\""
-      case "\\": out += "\\\\"
-      case "\n": out += "\\n"
-      case "\r": out += "\\r"
-      case "\t": out += "\\t"
-      default:
-        if scalar.value < 0x20 {
-          let hex = String(scalar.value, radix: 16)
-          out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-        } else {
-          out.unicodeScalars.append(scalar)
-        }
-      }
-    }
-    return out + "\""
+    return plain ? value : JSONText.string(value)
   }
 
   /// `2026-11-24T04:30:00.123Z`.

@@ -119,9 +119,9 @@ public enum HubRoutes {
   /// `JSONResponse.make(FeedPage(…))` would give, keys sorted, rows as stored).
   static func feedResponse(_ slice: RawFeedSlice) -> Response {
     var buffer = ByteBuffer()
-    buffer.reserveCapacity(slice.payloads.reduce(64) { $0 + $1.utf8.count + 1 })
+    buffer.reserveCapacity(slice.rows.reduce(64) { $0 + $1.utf8.count + 1 })
     buffer.writeString("{\"has_more\":\(slice.hasMore),\"next_cursor\":\"\(slice.lastSequence)\",\"rows\":[")
-    for (index, payload) in slice.payloads.enumerated() {
+    for (index, payload) in slice.rows.enumerated() {
       if index > 0 { buffer.writeStaticString(",") }
       buffer.writeString(payload)
     }
@@ -135,6 +135,22 @@ public enum HubRoutes {
 /// HTML answers: no caching (health data), no referrer (a `?key=` URL must not leak), a strict policy.
 enum HTMLPage {
   static let referrerPolicy = HTTPField.Name("Referrer-Policy")!
+
+  /// The start of every page: doctype, language, charset, viewport, title (escaped) and style.
+  static func head(title: String, style: String) -> String {
+    """
+    <!DOCTYPE html>
+    <html lang="en">
+    <head>
+    <meta charset="utf-8">
+    <meta name="viewport" content="width=device-width, initial-scale=1">
+    <title>\(HTML.escape(title))</title>
+    <style>
+    \(style)
+    </style>
+    </head>
+    """
+  }
 
   static func response(_ html: String, status: HTTPResponse.Status = .ok) -> Response {
     Response(

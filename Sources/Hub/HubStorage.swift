@@ -64,10 +64,10 @@ public protocol HubStorage: Sendable {
 
 extension HubStorage {
   /// A feed page with its rows decoded (tests and tools; the route serves `feedPayloads` as they are).
-  public func feed(deviceId: String?, after: Int64, limit: Int) async throws -> FeedSlice {
+  public func feed(deviceId: String?, after: Int64, limit: Int) async throws -> FeedSlice<MeasurementRecord> {
     let raw = try await feedPayloads(deviceId: deviceId, after: after, limit: limit)
     return FeedSlice(
-      rows: try raw.payloads.map { try StoredPayload.decode($0) }, lastSequence: raw.lastSequence, hasMore: raw.hasMore)
+      rows: try raw.rows.map { try StoredPayload.decode($0) }, lastSequence: raw.lastSequence, hasMore: raw.hasMore)
   }
 }
 
@@ -86,33 +86,22 @@ public struct UpsertOutcome: Sendable, Equatable {
   }
 }
 
-/// A page of the feed as stored: each row's JSON with the sequence number of the last one.
-public struct RawFeedSlice: Sendable {
-  public var payloads: [String]
+/// A page of the feed: rows (their stored JSON, or decoded) with the sequence number of the last one.
+public struct FeedSlice<Row: Sendable>: Sendable {
+  public var rows: [Row]
   /// The sequence number of the last row returned (or `after` when none).
   public var lastSequence: Int64
   public var hasMore: Bool
 
-  public init(payloads: [String], lastSequence: Int64, hasMore: Bool) {
-    self.payloads = payloads
-    self.lastSequence = lastSequence
-    self.hasMore = hasMore
-  }
-}
-
-/// A page of the feed, decoded.
-public struct FeedSlice: Sendable {
-  public var rows: [MeasurementRecord]
-  /// The sequence number of the last row returned (or `after` when none).
-  public var lastSequence: Int64
-  public var hasMore: Bool
-
-  public init(rows: [MeasurementRecord], lastSequence: Int64, hasMore: Bool) {
+  public init(rows: [Row], lastSequence: Int64, hasMore: Bool) {
     self.rows = rows
     self.lastSequence = lastSequence
     self.hasMore = hasMore
   }
 }
+
+/// A feed page as the storage holds it: each row's JSON.
+public typealias RawFeedSlice = FeedSlice<String>
 
 /// One device on the fleet page.
 public struct DeviceSummary: Sendable, Equatable {

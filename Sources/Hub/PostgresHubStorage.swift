@@ -137,7 +137,7 @@ public final class PostgresHubStorage: HubStorage {
     var collected: [(Int64, String)] = []
     for try await row in rows.decode((Int64, String).self) { collected.append(row) }
     let page = collected.prefix(limit)
-    return RawFeedSlice(payloads: page.map(\.1), lastSequence: page.last?.0 ?? after, hasMore: collected.count > limit)
+    return RawFeedSlice(rows: page.map(\.1), lastSequence: page.last?.0 ?? after, hasMore: collected.count > limit)
   }
 
   public func rows(deviceId: String, windowEnd: Range<Double>) async throws -> [MeasurementRecord] {

@@ -136,7 +136,7 @@ public final class SQLiteHubStorage: HubStorage, @unchecked Sendable {
           [.integer(after), .integer(Int64(limit + 1))], row: collect)
       }
       let page = rows.prefix(limit)
-      return RawFeedSlice(payloads: page.map(\.1), lastSequence: page.last?.0 ?? after, hasMore: rows.count > limit)
+      return RawFeedSlice(rows: page.map(\.1), lastSequence: page.last?.0 ?? after, hasMore: rows.count > limit)
     }
   }
 

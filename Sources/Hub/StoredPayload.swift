@@ -48,8 +48,8 @@ enum StoredPayload {
     return writer.finish()
   }
 
-  /// A JSON object built key by key, as UTF-8 bytes (RFC 8259 escapes; numbers as Swift's shortest round-trip
-  /// text).
+  /// A JSON object built key by key, as UTF-8 bytes (strings by `JSONText`; numbers as Swift's shortest
+  /// round-trip text).
   private struct ObjectWriter {
     private var bytes: [UInt8] = [UInt8(ascii: "{")]
 
@@ -59,22 +59,7 @@ enum StoredPayload {
 
     mutating func string(_ key: String, _ value: String) {
       field(key)
-      bytes.append(UInt8(ascii: "\""))
-      for byte in value.utf8 {
-        switch byte {
-        case UInt8(ascii: "\""), UInt8(ascii: "\\"):
-          bytes.append(UInt8(ascii: "\\"))
-          bytes.append(byte)
-        case 0..<0x20:
-          let digits = Array("0123456789abcdef".utf8)
-          bytes.append(contentsOf: Array("\\u00".utf8))
-          bytes.append(digits[Int(byte >> 4)])
-          bytes.append(digits[Int(byte & 0xF)])
-        default:
-          bytes.append(byte)
-        }
-      }
-      bytes.append(UInt8(ascii: "\""))
+      JSONText.appendString(value, to: &bytes)
     }
 
     mutating func number(_ key: String, _ value: Double) throws {

@@ -37,20 +37,7 @@ struct FleetBrowserTests {
     -> PNGImage?
   {
     guard let chromium = KioskBrowserTests.chromium else { return nil }
-    let png = directory.file(name)
-    let result = try await offload { try KioskBrowserTests.run(chromium, [
-      "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--force-device-scale-factor=1",
-      "--force-color-profile=srgb", "--window-size=\(size.0),\(size.1)", "--user-data-dir=\(directory.file("profile-\(name)"))",
-      "--screenshot=\(png)", url,
-    ]) }
-    guard let data = FileManager.default.contents(atPath: png) else {
-      Issue.record("chromium wrote no screenshot (exit \(result.status)): \(result.output.suffix(500))")
-      return nil
-    }
-    if let keep = ProcessInfo.processInfo.environment["STRESSMON_SCREENSHOTS"] {
-      try data.write(to: URL(fileURLWithPath: keep + "/" + name))
-    }
-    return try PNGImage(bytes: Array(data))
+    return try await KioskBrowserTests.screenshot(chromium, url, size: size, name: name, in: directory)
   }
 
   @Test("the fleet page shows each category in its colour with its patterned icon, and flags the quiet device")

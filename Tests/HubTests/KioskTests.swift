@@ -115,18 +115,10 @@ struct KioskBrowserTests {
     let key = try await HubTokens.create(kind: .kiosk, deviceId: "kiosk-1", storage: storage, now: now).token
     let hub = LiveHub(storage: storage)
     try await hub.start()
-    let png = directory.file("shot.png")
-    let result = try await offload { try Self.run(chromium, [
-      "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--force-device-scale-factor=1",
-      "--force-color-profile=srgb", "--window-size=800,600", "--user-data-dir=\(directory.file("profile"))",
-      "--screenshot=\(png)", "\(hub.baseURL)/kiosk/kiosk-1?key=\(key)",
-    ]) }
+    let shot = try await Self.screenshot(
+      chromium, "\(hub.baseURL)/kiosk/kiosk-1?key=\(key)", size: (800, 600), name: "kiosk.png", in: directory)
     await hub.stop()
-    guard let data = FileManager.default.contents(atPath: png) else {
-      Issue.record("chromium wrote no screenshot (exit \(result.status)): \(result.output.suffix(500))")
-      return
-    }
-    let image = try PNGImage(bytes: Array(data))
+    guard let image = shot else { return }
     #expect(image.width == 800 && image.height == 600)
 
     // The page background is the category colour
@@ -171,19 +163,28 @@ struct KioskBrowserTests {
   }
 
   static func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    let log = NSTemporaryDirectory() + "chromium-\(UUID().uuidString).log"
-    _ = FileManager.default.createFile(atPath: log, contents: nil)
-    defer { try? FileManager.default.removeItem(atPath: log) }
-    let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
-    process.standardOutput = handle
-    process.standardError = handle
-    try process.run()
-    process.waitUntilExit()
-    try? handle.close()
-    return (process.terminationStatus, (try? String(contentsOfFile: log, encoding: .utf8)) ?? "")
+    try runProgram(executable, arguments)
+  }
+
+  /// A screenshot of `url` at `size` CSS pixels (scale 1, sRGB), decoded; nil (with an issue recorded) when
+  /// Chromium wrote none. With `STRESSMON_SCREENSHOTS=DIR` the PNG is kept there as `name`.
+  static func screenshot(
+    _ chromium: String, _ url: String, size: (Int, Int), name: String, in directory: TemporaryDirectory
+  ) async throws -> PNGImage? {
+    let png = directory.file(name)
+    let result = try await offload { try Self.run(chromium, [
+      "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--force-device-scale-factor=1",
+      "--force-color-profile=srgb", "--window-size=\(size.0),\(size.1)",
+      "--user-data-dir=\(directory.file("profile-\(name)"))", "--screenshot=\(png)", url,
+    ]) }
+    guard let data = FileManager.default.contents(atPath: png) else {
+      Issue.record("chromium wrote no screenshot (exit \(result.status)): \(result.output.suffix(500))")
+      return nil
+    }
+    if let keep = ProcessInfo.processInfo.environment["STRESSMON_SCREENSHOTS"] {
+      try data.write(to: URL(fileURLWithPath: keep + "/" + name))
+    }
+    return try PNGImage(bytes: Array(data))
   }
 
   @Test("the open page refreshes itself: data stored after it loaded appears without a reload")

@@ -18,24 +18,10 @@ struct OpenAPITests {
     return url.path
   }()
 
-  /// Runs a program to its end in `directory` (schemathesis keeps its cache there), stdout and stderr together.
   static func run(_ executable: String, _ arguments: [String], in directory: String? = nil) throws
     -> (status: Int32, output: String)
   {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
-    let log = NSTemporaryDirectory() + "openapi-\(UUID().uuidString).log"
-    _ = FileManager.default.createFile(atPath: log, contents: nil)
-    defer { try? FileManager.default.removeItem(atPath: log) }
-    let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
-    process.standardOutput = handle
-    process.standardError = handle
-    try process.run()
-    process.waitUntilExit()
-    try? handle.close()
-    return (process.terminationStatus, (try? String(contentsOfFile: log, encoding: .utf8)) ?? "")
+    try runProgram(executable, arguments, in: directory)
   }
 
   @Test("the document is valid OpenAPI 3.1, and a live hub answers as it says (schemathesis)")

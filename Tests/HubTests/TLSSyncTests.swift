@@ -44,6 +44,27 @@ struct TLSSyncTests {
     return true
   }
 
+  /// A hub serving HTTPS with the certificate made in `directory`, device "tls-desk" with `rows` rows waiting in a
+  /// file outbox, and the `stressmon sync --once` arguments that reach it (without `--ca-file`).
+  static func httpsHub(_ directory: TemporaryDirectory, rows: Int) async throws
+    -> (hub: LiveHub, storage: SQLiteHubStorage, sync: [String])
+  {
+    let storage = try await SyncEndToEndTests.makeStorage(directory)
+    let token = try await HubTokens.create(deviceId: "tls-desk", storage: storage, now: Date().timeIntervalSince1970)
+    let tokenFile = try directory.write("token", token)
+    let outbox = directory.file("outbox")
+    try FileOutbox(directory: outbox).add(try MeasurementFixtures.records(device: "tls-desk", count: rows))
+    let tls = try HubTLSFiles(certificateChain: directory.file("server.pem"), privateKey: directory.file("server.key"))
+      .configuration()
+    let hub = LiveHub(storage: storage, tls: tls)
+    try await hub.start()
+    let sync = [
+      "sync", "--once", "--outbox", outbox, "--hub", hub.baseURL, "--token-file", tokenFile,
+      "--backoff-base", "0.01", "--backoff-cap", "0.02", "--connect-timeout", "2",
+    ]
+    return (hub, storage, sync)
+  }
+
   @Test("with --ca-file the device verifies the hub's certificate and syncs; without it nothing is sent")
   func privateCA() async throws {
     let directory = try TemporaryDirectory("tls")
@@ -52,16 +73,7 @@ struct TLSSyncTests {
       print("SKIPPED HTTPS test: /usr/bin/openssl not installed")
       return
     }
-    let storage = try await SyncEndToEndTests.makeStorage(directory)
-    let token = try await HubTokens.create(deviceId: "tls-desk", storage: storage, now: Date().timeIntervalSince1970)
-    let tokenFile = try directory.write("token", token)
-    let outbox = directory.file("outbox")
-    try FileOutbox(directory: outbox).add(try MeasurementFixtures.records(device: "tls-desk", count: 40))
-    let tls = try HubTLSFiles(certificateChain: directory.file("server.pem"), privateKey: directory.file("server.key")).configuration()
-    let hub = LiveHub(storage: storage, tls: tls)
-    try await hub.start()
-    let common = ["sync", "--once", "--outbox", outbox, "--hub", hub.baseURL, "--token-file", tokenFile,
-                  "--backoff-base", "0.01", "--backoff-cap", "0.02", "--connect-timeout", "2"]
+    let (hub, storage, common) = try await Self.httpsHub(directory, rows: 40)
 
     // Without the CA the system trust store does not know the hub: verification fails, nothing is uploaded
     let untrusted = try await runCLI(common)
@@ -115,19 +127,9 @@ struct TLSSyncTests {
       print("SKIPPED host name test: /usr/bin/openssl not installed")
       return
     }
-    let storage = try await SyncEndToEndTests.makeStorage(directory)
-    let token = try await HubTokens.create(deviceId: "tls-desk", storage: storage, now: Date().timeIntervalSince1970)
-    let tokenFile = try directory.write("token", token)
-    let outbox = directory.file("outbox")
-    try FileOutbox(directory: outbox).add(try MeasurementFixtures.records(device: "tls-desk", count: 5))
-    let tls = try HubTLSFiles(certificateChain: directory.file("server.pem"), privateKey: directory.file("server.key")).configuration()
-    let hub = LiveHub(storage: storage, tls: tls)
-    try await hub.start()
+    let (hub, storage, common) = try await Self.httpsHub(directory, rows: 5)
     // The certificate, from the trusted CA, is issued for hub.other.example; the device reaches 127.0.0.1
-    let result = try await runCLI([
-      "sync", "--once", "--outbox", outbox, "--hub", hub.baseURL, "--token-file", tokenFile,
-      "--ca-file", directory.file("ca.pem"), "--backoff-base", "0.01", "--backoff-cap", "0.02", "--connect-timeout", "2",
-    ])
+    let result = try await runCLI(common + ["--ca-file", directory.file("ca.pem")])
     await hub.stop()
     #expect(result.status == 69)
     #expect(result.stderr.contains("--ca-file") || result.stderr.contains("check --hub"), "\(result.stderr)")
