@@ -31,6 +31,8 @@ let package = Package(
     // MARK: - C system libraries and shims (hardware and disk edges only)
     .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
     .systemLibrary(name: "CGPIOD", pkgConfig: "libgpiod", providers: [.apt(["libgpiod-dev"])]),
+    // One small GPIO interface over libgpiod 1.x or 2.x: the header pkg-config finds decides (scripts/libgpiod2).
+    .target(name: "CGPIODShim", dependencies: ["CGPIOD"]),
     .systemLibrary(name: "CI2C", providers: [.apt(["libi2c-dev"])]),
     .target(name: "CLinuxShim"),
 
@@ -47,7 +49,7 @@ let package = Package(
 
     // MARK: - Edges
     // Thin typed wrappers over Linux device nodes (i2c-dev, spidev, GPIO character device).
-    .target(name: "LinuxIO", dependencies: ["CI2C", "CGPIOD", "CLinuxShim"]),
+    .target(name: "LinuxIO", dependencies: ["CI2C", "CGPIODShim", "CLinuxShim"]),
     .target(
       name: "Sensors",
       dependencies: ["Signals", "Config", "LinuxIO", .product(name: "Logging", package: "swift-log")]
@@ -105,7 +107,7 @@ let package = Package(
       name: "Monitor",
       dependencies: [
         "PulseDSP", "StressModel", "Analysis", "Signals", "Sensors", "Indicators", "Store", "Config", "LinuxIO",
-        "SyncWire", "Sync",
+        "SyncWire", "Sync", "CLinuxShim",
         .product(name: "Logging", package: "swift-log"),
       ]
     ),
@@ -120,7 +122,9 @@ let package = Package(
     ),
 
     // MARK: - Tests
-    .testTarget(name: "PulseDSPTests", dependencies: ["PulseDSP", "StressModel", "Signals", "TestSupport"]),
+    .testTarget(
+      name: "PulseDSPTests", dependencies: ["PulseDSP", "StressModel", "Signals", "TestSupport", "EvaluationSet"]
+    ),
     .testTarget(name: "StressModelTests", dependencies: ["StressModel", "TestSupport"]),
     .testTarget(name: "AnalysisTests", dependencies: ["Analysis", "PulseDSP", "StressModel", "Signals", "TestSupport"]),
     .testTarget(name: "LinuxIOTests", dependencies: ["LinuxIO", "TestSupport"]),
@@ -163,5 +167,40 @@ let package = Package(
       ]
     ),
     .target(name: "TestSupport", path: "Tests/TestSupport"),
+    // The evaluation set (docs/evaluation-set.md): semi-synthetic raw MAX30102 recordings with exact beat truth,
+    // made in memory from the shared real data, and their scoring. Test-only; `stressmon-evalset` writes the set
+    // to a folder for scripts/bench-accuracy. The generator itself never uses the detector it judges (Analysis
+    // is only for the `AnalyzerOutput.stressmon` adapter).
+    .target(
+      name: "EvaluationSet", dependencies: ["Analysis", "PulseDSP", "Signals", "StressModel", "TestSupport"],
+      path: "Tests/EvaluationSet"
+    ),
+    .executableTarget(
+      name: "stressmon-evalset",
+      dependencies: ["EvaluationSet", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+      path: "Tests/EvaluationSetTool"
+    ),
+    .testTarget(name: "EvaluationSetTests", dependencies: ["EvaluationSet", "StressModel", "Signals"]),
   ]
 )
+
+// A subset build: `STRESSMON_ONLY_TARGETS=LinuxIOTests swift test --scratch-path .build-gpiod2` declares only the
+// named targets and what they depend on, so scripts/test-gpiod2 compiles and tests the GPIO backend against
+// libgpiod 2 in under a minute instead of building the whole package a second time. Dependencies stay declared,
+// so Package.resolved is the same.
+if let only = Context.environment["STRESSMON_ONLY_TARGETS"] {
+  let byName = Dictionary(uniqueKeysWithValues: package.targets.map { ($0.name, $0) })
+  var keep = Set<String>()
+  var pending = only.split(separator: ",").map(String.init)
+  while let name = pending.popLast() {
+    guard keep.insert(name).inserted, let target = byName[name] else { continue }
+    for dependency in target.dependencies {
+      switch dependency {
+      case .targetItem(let name, _), .byNameItem(let name, _): pending.append(name)
+      default: break
+      }
+    }
+  }
+  package.targets = package.targets.filter { keep.contains($0.name) }
+  package.products = []
+}

@@ -2,8 +2,13 @@
 """The measurements behind scripts/bench-daemon (run it through that script: it builds the release binary).
 
 Standard library only. Every figure comes from this run on this machine: /proc/PID/status (VmRSS, VmHWM),
-/proc/PID/stat (utime, stime), /proc/PID/io (write_bytes, wchar), and the daemon's own --json events
-(process_ms stamps on its monotonic clock).
+/proc/PID/stat (utime, stime), /proc/PID/io (write_bytes, wchar), /proc/PID/task/*/status (context switches per
+thread), and the daemon's own --json events (process_ms stamps on its monotonic clock; emulator_cpu_ms, the CPU
+time the emulated sensor spent computing its samples, which a real MAX30102 spends in silicon).
+
+Wake-ups: voluntary context switches summed over the process's threads (a thread that blocks and is woken again
+counts one), per thread id so that threads that come and go are counted; involuntary switches (preemption, which
+depends on what else the machine runs) are reported apart.
 """
 from __future__ import annotations
 
@@ -26,6 +31,9 @@ from bench_recordings import repeat_recording  # noqa: E402
 TARGET_RSS_MB = 15.0
 TARGET_CPU_PERCENT = 1.0
 TARGET_FIRST_CATEGORY_MS = 1000.0
+# Issue 13: a wearable that sleeps; the desk's LEDs may blink.
+TARGET_WAKEUPS = {"desk": 40.0, "wearable": 20.0}
+TARGET_WEARABLE_CPU_PERCENT = 0.3
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
@@ -43,6 +51,28 @@ def proc_cpu_seconds(pid: int) -> float:
     with open(f"/proc/{pid}/stat") as f:
         fields = f.read().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS  # utime, stime (fields 14, 15)
+
+
+def proc_threads(pid: int) -> dict[int, tuple[int, int, str]]:
+    """Per thread: voluntary and involuntary context switches so far, and the thread's name."""
+    threads = {}
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        voluntary = involuntary = 0
+        name = ""
+        try:
+            with open(f"/proc/{pid}/task/{tid}/status") as f:
+                for line in f:
+                    key, _, rest = line.partition(":")
+                    if key == "voluntary_ctxt_switches":
+                        voluntary = int(rest)
+                    elif key == "nonvoluntary_ctxt_switches":
+                        involuntary = int(rest)
+                    elif key == "Name":
+                        name = rest.strip()
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+        threads[int(tid)] = (voluntary, involuntary, name)
+    return threads
 
 
 def proc_io(pid: int) -> dict[str, int]:
@@ -69,6 +99,7 @@ class Run:
             arguments += ["--config", path]
         self.events: list[dict] = []
         self.samples: list[tuple[float, dict, float, dict]] = []
+        self.threads: list[tuple[float, dict[int, tuple[int, int, str]]]] = []
         self.started = time.monotonic()
         self.process = subprocess.Popen(arguments, cwd=self.directory, stdout=subprocess.PIPE,
                                         stderr=open(os.path.join(self.directory, "stderr.txt"), "w"), text=True)
@@ -85,9 +116,29 @@ class Run:
     def sample(self):
         pid = self.process.pid
         try:
-            self.samples.append((time.monotonic() - self.started, proc_status(pid), proc_cpu_seconds(pid), proc_io(pid)))
+            now = time.monotonic() - self.started
+            self.samples.append((now, proc_status(pid), proc_cpu_seconds(pid), proc_io(pid)))
+            self.threads.append((now, proc_threads(pid)))
         except (FileNotFoundError, ProcessLookupError):
             pass
+
+    def switches_since(self, start: float) -> tuple[float, float, dict[str, float]]:
+        """Voluntary and involuntary context switches per second from `start` to the last sample, summed per
+        thread id (a thread born later counts from 0), and the voluntary rate per thread name."""
+        steady = [t for t in self.threads if t[0] >= start] or self.threads
+        (t0, first), (t1, last) = steady[0], steady[-1]
+        seen: dict[int, tuple[int, int, str]] = {}
+        for _, threads in steady:
+            seen.update(threads)
+        seconds = max(t1 - t0, 1e-9)
+        voluntary = involuntary = 0
+        by_name: dict[str, float] = {}
+        for tid, (v, n, name) in seen.items():
+            v0, n0, _ = first.get(tid, (0, 0, name))
+            voluntary += v - v0
+            involuntary += n - n0
+            by_name[name] = by_name.get(name, 0) + (v - v0) / seconds
+        return voluntary / seconds, involuntary / seconds, by_name
 
     def stop(self) -> int:
         self.process.send_signal(signal.SIGTERM)
@@ -112,6 +163,13 @@ class Run:
                     break
         stopped = next((e for e in self.events if e.get("event") == "stopped"), {})
         hours = (end_t - first_t) / 3600
+        wakeups, involuntary, by_name = self.switches_since(90)
+        # The emulated sensor's own CPU (it computes samples when read, at an even rate): its share of the steady
+        # part is taken out, leaving what the daemon would cost with a real MAX30102.
+        emulator_ms = stopped.get("emulator_cpu_ms") or 0.0
+        emulator_steady_s = emulator_ms / 1000 * (end_t - first_t) / end_t if end_t > 0 else 0.0
+        cpu_steady = 100 * (end_cpu - first_cpu) / (end_t - first_t)
+        cpu_daemon = 100 * ((end_cpu - first_cpu) - emulator_steady_s) / (end_t - first_t)
         return {
             "name": self.name,
             "seconds": round(end_t, 1),
@@ -124,7 +182,12 @@ class Run:
             "rss_file_max_mb": round(max(s[1]["RssFile"] for s in samples) / 1024, 2),
             "threads": end_status["Threads"],
             "cpu_percent_whole_run": round(100 * end_cpu / end_t, 3),
-            "cpu_percent_steady": round(100 * (end_cpu - first_cpu) / (end_t - first_t), 3),
+            "cpu_percent_steady": round(cpu_steady, 3),
+            "cpu_percent_steady_without_emulator": round(cpu_daemon, 3),
+            "emulator_cpu_ms": emulator_ms,
+            "wakeups_per_s": round(wakeups, 2),
+            "involuntary_switches_per_s": round(involuntary, 2),
+            "wakeups_by_thread": {name: round(rate, 2) for name, rate in sorted(by_name.items(), key=lambda x: -x[1])},
             "write_bytes_per_hour": round((end_io["write_bytes"] - first_io["write_bytes"]) / hours) if hours > 0 else None,
             "wchar_per_hour": round((end_io["wchar"] - first_io["wchar"]) / hours) if hours > 0 else None,
             "windows": len(windows),
@@ -275,16 +338,26 @@ def main() -> int:
         result["realtime"] = realtime(args.binary, args.work, args.minutes)
         print(f"\nReal time on the simulated board, 100 samples/s, {args.minutes:g} min each "
               f"(targets: RSS <= {TARGET_RSS_MB} MB, CPU <= {TARGET_CPU_PERCENT} %, first category <= 1 s):")
-        print(f"{'run':32} {'RSS steady':>10} {'RSS peak':>9} {'anon st.':>8} {'anon max':>8} {'file max':>8} {'CPU %':>7} {'CPU % 90s+':>10} {'thr':>4} "
-              f"{'device B/h':>11} {'write() B/h':>12} {'1st cat ms':>10} {'lost':>5}")
+        columns = [("run", "name", 32, "<"), ("RSS steady", "rss_steady_mb", 10, ">"),
+                   ("RSS peak", "rss_peak_mb", 9, ">"), ("anon st.", "rss_anon_steady_mb", 8, ">"),
+                   ("anon max", "rss_anon_max_mb", 8, ">"), ("file max", "rss_file_max_mb", 8, ">"),
+                   ("CPU %", "cpu_percent_whole_run", 7, ">"), ("CPU % 90s+", "cpu_percent_steady", 10, ">"),
+                   ("w/o emu", "cpu_percent_steady_without_emulator", 8, ">"), ("wake/s", "wakeups_per_s", 7, ">"),
+                   ("invol/s", "involuntary_switches_per_s", 7, ">"), ("thr", "threads", 4, ">"),
+                   ("device B/h", "write_bytes_per_hour", 11, ">"), ("write() B/h", "wchar_per_hour", 12, ">"),
+                   ("1st cat ms", "first_category_after_window_ms", 10, ">"), ("lost", "lost_samples", 5, ">")]
+        print(" ".join(f"{title:{align}{width}}" for title, _, width, align in columns))
         for r in result["realtime"]:
-            print(f"{r['name']:32} {r['rss_steady_mb']:>10} {r['rss_peak_mb']:>9} {r['rss_anon_steady_mb']:>8} "
-                  f"{r['rss_anon_max_mb']:>8} {r['rss_file_max_mb']:>8} {r['cpu_percent_whole_run']:>7} "
-                  f"{r['cpu_percent_steady']:>10} {r['threads']:>4} {r['write_bytes_per_hour']:>11} "
-                  f"{r['wchar_per_hour']:>12} {r['first_category_after_window_ms']!s:>10} {r['lost_samples']!s:>5}",
-                  flush=True)
+            print(" ".join(f"{r[key]!s:{align}{width}}" for _, key, width, align in columns), flush=True)
         print("(RSS in MB. 'anon' is the process's own memory; 'file' the binary's and libraries' pages mapped from "
-              "the page cache,\n sampled once a second. The peak is file pages touched at start-up: see docs/daemon.md.)")
+              "the page cache,\n sampled once a second. The peak is file pages touched at start-up: see "
+              "docs/daemon.md.\n 'w/o emu': steady CPU without the emulated sensor's own share (emulator_cpu_ms). "
+              "'wake/s': voluntary\n"
+              " context switches per second summed over the threads, from 90 s on; 'invol/s' preemptions, which depend\n"
+              " on the machine's load.)")
+        for r in result["realtime"]:
+            threads = ", ".join(f"{name} {rate}" for name, rate in r["wakeups_by_thread"].items() if rate >= 0.05)
+            print(f"  {r['name']}: wake-ups/s by thread: {threads}")
     if args.only in (None, "replay"):
         result["equivalence"] = equivalence(args.binary, args.data, args.work, args.hours)
         e = result["equivalence"]
@@ -308,6 +381,10 @@ def main() -> int:
                 failed.append(f"{r['name']} CPU")
             if r["first_category_after_window_ms"] is None or r["first_category_after_window_ms"] > TARGET_FIRST_CATEGORY_MS:
                 failed.append(f"{r['name']} first category")
+            if r["wakeups_per_s"] > TARGET_WAKEUPS[r["name"]]:
+                failed.append(f"{r['name']} wake-ups")
+            if r["name"] == "wearable" and r["cpu_percent_steady_without_emulator"] > TARGET_WEARABLE_CPU_PERCENT:
+                failed.append("wearable CPU")
     if "equivalence" in result and not result["equivalence"].get("equivalent"):
         failed.append("replay equivalence")
     if failed:

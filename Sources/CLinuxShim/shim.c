@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/timex.h>
 #include <time.h>
 #include <linux/spi/spidev.h>
@@ -38,4 +39,8 @@ int64_t stressmon_boottime_ns(void) {
   struct timespec ts;
   if (clock_gettime(CLOCK_BOOTTIME, &ts) != 0) return -1;
   return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+int stressmon_name_thread(const char *name) {
+  return prctl(PR_SET_NAME, (unsigned long)name, 0, 0, 0) < 0 ? -errno : 0;
 }

@@ -74,6 +74,9 @@ public struct SensorSettings: Sendable, Equatable {
   public var emulates: SensorPart?
   /// For `emulated`: the recording that feeds it (resolved against the board file's directory).
   public var recording: String?
+  /// For `emulated`: after this many seconds the emulated sensor stops answering (its transfers hang, as on a wedged
+  /// I2C bus), to test the systemd watchdog. nil: it never does.
+  public var stallAfterSeconds: Double?
 
   // MAX3010x
   /// 2: red + IR (SpO2 mode); 3: red + IR + green (multi-LED mode, MAX30101/MAX30105).
@@ -171,18 +174,22 @@ public struct EPaperSettings: Sendable, Equatable {
   public var dc: GPIOLineID?
   public var rst: GPIOLineID?
   public var busy: GPIOLineID?
+  /// The panel's power switch (Waveshare e-Paper HAT rev 2.x: GPIO18): high before each refresh, low after deep
+  /// sleep. nil: the panel is powered directly (older HATs, bare panels).
+  public var pwr: GPIOLineID?
   /// Simulated panel: the PNG/PBM file each refresh is written to (relative paths: the working directory).
   public var output: String?
 
   public init(
     panel: PanelModel, spi: String? = nil, dc: GPIOLineID? = nil, rst: GPIOLineID? = nil,
-    busy: GPIOLineID? = nil, output: String? = nil
+    busy: GPIOLineID? = nil, pwr: GPIOLineID? = nil, output: String? = nil
   ) {
     self.panel = panel
     self.spi = spi
     self.dc = dc
     self.rst = rst
     self.busy = busy
+    self.pwr = pwr
     self.output = output
   }
 }

@@ -80,6 +80,10 @@ public enum BoardLoader {
     if let recording = try section.string("recording") {
       settings.recording = BoardCatalog.normalise(recording.hasPrefix("/") ? recording : directory(of: path) + "/" + recording)
     }
+    settings.stallAfterSeconds = try section.number("stall_after_s", range: 0...1e9)
+    if settings.stallAfterSeconds != nil && part != .emulated {
+      throw section.invalid("stall_after_s", "only an emulated sensor can be told to stop answering")
+    }
     if part == .emulated && settings.recording == nil {
       throw .missing(
         path: path, section: "sensor", key: "recording",
@@ -133,6 +137,7 @@ public enum BoardLoader {
     settings.dc = try section!.lineReference("dc")
     settings.rst = try section!.lineReference("rst")
     settings.busy = try section!.lineReference("busy")
+    settings.pwr = try section!.lineReference("pwr")
     settings.output = try section!.string("output")
     guard panel != .none else { return settings }
     if simulated {

@@ -16,9 +16,17 @@ struct EPaperControllerState {
   var resetHigh = true
   var asleep = false
   var busyUntil: Int64 = 0
+  /// How long the last update keeps BUSY high, for the emulator to count from the end of its own work.
+  var lastUpdateBusy: Int64?
   var busyHeld = false
   var releasedPins: Set<String> = []
   var spiClosed = false
+  /// The supply, switched by the HAT's PWR line (`EPaperControllerState+Power`); always on without the switch.
+  var powered = true
+  /// When the last deep sleep command arrived (Waveshare waits 2 s after it before switching the supply off).
+  var sleptAt: Int64?
+  /// Power-up noise in RAM and on the glass.
+  var noise: SplitMix64
 
   // MARK: - Registers (power-on values from the datasheet)
 
@@ -78,8 +86,9 @@ struct EPaperControllerState {
     var generator = SplitMix64(seed: seed)
     bwRAM = (0..<(ramRowBytes * ramRows)).map { _ in generator.nextByte() }
     redRAM = (0..<(ramRowBytes * ramRows)).map { _ in generator.nextByte() }
-    let noise = (0..<(model.rowBytes * model.nativeHeight)).map { _ in generator.nextByte() }
-    glass = Bitmap(width: model.nativeWidth, height: model.nativeHeight, packedRows: noise)!
+    let pixels = (0..<(model.rowBytes * model.nativeHeight)).map { _ in generator.nextByte() }
+    glass = Bitmap(width: model.nativeWidth, height: model.nativeHeight, packedRows: pixels)!
+    noise = generator
   }
 
   // MARK: - Pins
@@ -87,8 +96,8 @@ struct EPaperControllerState {
   mutating func setReset(high: Bool, now: Int64) {
     defer { resetHigh = high }
     // The controller resets on the rising edge that ends a low pulse: registers to power-on values, out of
-    // deep sleep, RAM kept (deep sleep mode 1), BUSY briefly high.
-    guard high && !resetHigh else { return }
+    // deep sleep, RAM kept (deep sleep mode 1), BUSY briefly high. Without power nothing happens.
+    guard high && !resetHigh && powered else { return }
     resetRegisters()
     asleep = false
     busyUntil = now + EPaperEmulator.hardwareResetBusyMilliseconds
@@ -97,6 +106,10 @@ struct EPaperControllerState {
   // MARK: - SPI
 
   mutating func receive(_ bytes: [UInt8], now: Int64) {
+    guard powered else {
+      faults.append("SPI bytes while the panel has no power (PWR low): the controller is off")
+      return
+    }
     guard resetHigh else {
       faults.append("SPI bytes while RST is held low")
       return
@@ -175,6 +188,7 @@ struct EPaperControllerState {
     case .deepSleep:
       if p[0] & 0x03 != 0 {
         asleep = true
+        sleptAt = now
         if p[0] & 0x03 == 0x03 { bwRAM = bwRAM.map { _ in 0 }; redRAM = redRAM.map { _ in 0 } }  // mode 2: RAM lost
       }
     case .gateVoltage, .sourceVoltage, .writeVCOM, .displayOption, .borderWaveform, .endOption,
@@ -253,6 +267,7 @@ struct EPaperControllerState {
     if sequence & S.disableAnalog != 0 { analogOn = false }
     if sequence & S.disableClock != 0 { clockOn = false }
     busyUntil = now + busy
+    lastUpdateBusy = busy
   }
 
   /// Drives the glass from RAM with the loaded waveform; returns how long BUSY stays high.
@@ -295,7 +310,7 @@ struct EPaperControllerState {
     return Int64(model.fullRefreshMilliseconds)
   }
 
-  private mutating func resetRegisters() {
+  mutating func resetRegisters() {
     mux = ramRows - 1
     gateScan = 0
     dataEntryMode = 0x03

@@ -27,12 +27,15 @@ public actor EPaperDisplay {
   }
 
   /// A display on an emulated panel (the simulated board): read the picture from the returned emulator.
+  /// `powerSwitched`: the emulated panel has the HAT rev 2.x PWR switch, which the driver then drives.
   public static func simulated(
-    model: EPaperModel, statePath: String, clock: any IndicatorClock, policy: RefreshPolicy = RefreshPolicy()
+    model: EPaperModel, statePath: String, clock: any IndicatorClock, policy: RefreshPolicy = RefreshPolicy(),
+    powerSwitched: Bool = false
   ) -> (EPaperDisplay, EPaperEmulator) {
-    let emulator = EPaperEmulator(model: model, clock: clock)
+    let emulator = EPaperEmulator(model: model, clock: clock, powerSwitched: powerSwitched)
     let driver = EPaperDriver(model: model, spi: emulator.spi, dataCommand: emulator.dataCommand,
-                              reset: emulator.reset, busy: emulator.busy, clock: clock)
+                              reset: emulator.reset, busy: emulator.busy,
+                              power: powerSwitched ? emulator.power : nil, clock: clock)
     return (EPaperDisplay(driver: driver, statePath: statePath, policy: policy), emulator)
   }
 

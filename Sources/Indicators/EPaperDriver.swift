@@ -1,15 +1,19 @@
 import LinuxIO
 import Logging
 
-/// Drives an SSD1680/SSD1681 e-paper panel over SPI plus three GPIO lines (DC, RST, BUSY), with the init sequence
-/// the panel's maker uses (see `EPaperModel`). Every refresh wakes the panel with a hardware reset, initialises
-/// it, writes both RAMs, runs the update and puts the panel back into deep sleep: the panel draws no current
-/// between refreshes and cannot be left half-configured.
+/// Drives an SSD1680/SSD1681 e-paper panel over SPI plus three GPIO lines (DC, RST, BUSY) and, on HAT rev 2.x, the
+/// PWR switch, with the init sequence the panel's maker uses (see `EPaperModel`). Every refresh switches the panel
+/// on (PWR high), wakes it with a hardware reset, initialises it, writes both RAMs, runs the update, puts the panel
+/// into deep sleep and, 2 s later, switches it off (PWR low; Waveshare's `module_exit`): the panel draws no
+/// current between refreshes and cannot be left half-configured. Both RAMs are written every time, so nothing
+/// depends on RAM kept across the power cut.
 ///
 /// Full refresh: the new frame into both RAMs, update 0xF7 (OTP mode-1 waveform). Partial refresh: the previous
 /// frame into the RED RAM and the new one into the BW RAM, then the mode-2 waveform (0xFF from OTP, or the
 /// waveform written to the LUT register and 0xCF). Waiting on BUSY polls every 10 ms on the injected clock and
-/// gives up after `busyTimeoutMilliseconds` with an error naming the panel and the step.
+/// gives up after `busyTimeoutMilliseconds` with an error naming the panel and the step. BUSY is requested with a
+/// pull-down: an open BUSY wire (or an unpowered panel) reads low, and an update whose BUSY never rises is an
+/// error (`busyNeverRose`), not a blank panel that reports success.
 public actor EPaperDriver {
   // MARK: - Properties
 
@@ -18,7 +22,7 @@ public actor EPaperDriver {
   private let dataCommand: any GPIOLine
   private let reset: any GPIOLine
   private let busy: any GPIOLine
-  /// The HAT's panel power switch, when wired (held high while the driver is open).
+  /// The HAT's panel power switch, when wired: high from the start of a refresh until 2 s after its deep sleep.
   private let power: (any GPIOLine)?
   private let chip: (any GPIOChip)?
   private let clock: any IndicatorClock
@@ -28,6 +32,10 @@ public actor EPaperDriver {
 
   /// BUSY poll interval (Waveshare's drivers poll every 10 ms).
   public static let busyPollMilliseconds: Int64 = 10
+  /// How long after the update command BUSY must have risen (the controller raises it at once; 5 polls).
+  public static let busyRiseMilliseconds: Int64 = 50
+  /// Deep sleep to PWR low: Waveshare's examples wait "at least 2s" before `module_exit` switches the 5 V off.
+  public static let powerOffDelayMilliseconds: Int64 = 2_000
   /// Longest wait for BUSY: a full refresh takes 2-4 s at room temperature and longer in the cold.
   public static let defaultBusyTimeoutMilliseconds: Int64 = 10_000
   /// Hardware reset pulse: high 20 ms, low 2 ms, high 20 ms (Waveshare `reset()`; the datasheet asks ≥ 10 µs low).
@@ -45,11 +53,13 @@ public actor EPaperDriver {
   // MARK: - Initialization
 
   /// A driver on given lines: libgpiod lines and `SPIDevice` on a board, `EPaperEmulator`'s views in tests.
+  /// `power`: the PWR switch, nil for a panel powered directly.
   public init(
     model: EPaperModel, spi: any SPITransport, dataCommand: any GPIOLine, reset: any GPIOLine, busy: any GPIOLine,
-    clock: any IndicatorClock, busyTimeoutMilliseconds: Int64 = EPaperDriver.defaultBusyTimeoutMilliseconds
+    power: (any GPIOLine)? = nil, clock: any IndicatorClock,
+    busyTimeoutMilliseconds: Int64 = EPaperDriver.defaultBusyTimeoutMilliseconds
   ) {
-    self.init(model: model, spi: spi, dataCommand: dataCommand, reset: reset, busy: busy, power: nil, chip: nil,
+    self.init(model: model, spi: spi, dataCommand: dataCommand, reset: reset, busy: busy, power: power, chip: nil,
               clock: clock, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
   }
 
@@ -69,7 +79,8 @@ public actor EPaperDriver {
   }
 
   /// Opens the real panel: the spidev node, then the GPIO chip and its DC (output), RST (output, high = run),
-  /// BUSY (input) and, if wired, PWR (output, high = panel powered) lines under the consumer `stressmon`.
+  /// BUSY (input, pull-down) and, if wired, PWR (output, low until the first refresh) lines under the consumer
+  /// `stressmon`.
   /// Throws `DeviceError` naming `/dev/spidevB.C` or the chip.
   public static func open(
     model: EPaperModel, pins: EPaperPins, clock: any IndicatorClock = SystemIndicatorClock(),
@@ -87,8 +98,8 @@ public actor EPaperDriver {
     do {
       lines.append(try chip.requestOutput(pins.dataCommand, initial: false))
       lines.append(try chip.requestOutput(pins.reset, initial: true))
-      lines.append(try chip.requestInput(pins.busy))
-      if let power = pins.power { lines.append(try chip.requestOutput(power, initial: true)) }
+      lines.append(try chip.requestInput(pins.busy, bias: .pullDown))
+      if let power = pins.power { lines.append(try chip.requestOutput(power, initial: false)) }
     } catch {
       for line in lines { line.release() }
       chip.close()
@@ -110,6 +121,21 @@ public actor EPaperDriver {
     if let previous { try checkSize(previous) }
     let effective: RefreshMode = previous == nil ? .full : mode
     logger.debug("refresh", metadata: ["panel": "\(model.name)", "mode": "\(effective.rawValue)"])
+    try power?.set(true)
+    do {
+      try await run(effective, frame: frame, previous: previous)
+    } catch {
+      // Half-way: switch the panel off rather than leave it powered and awake until the next refresh.
+      try? power?.set(false)
+      throw error
+    }
+    if let power {
+      try await clock.sleep(milliseconds: Self.powerOffDelayMilliseconds)
+      try power.set(false)
+    }
+  }
+
+  private func run(_ effective: RefreshMode, frame: Bitmap, previous: Bitmap?) async throws {
     try await wake()
     try await configure(border: effective == .full ? model.borderFull : model.borderPartial)
     let newRAM = ramBytes(frame)
@@ -197,7 +223,9 @@ public actor EPaperDriver {
 
   private func update(_ sequence: UInt8, step: String) async throws {
     try send(.displayUpdateControl2, [sequence])
+    let activated = clock.nowMilliseconds()
     try send(.masterActivation)
+    try await waitForBusyToRise(since: activated, step: step)
     try await waitWhileBusy(step: step)
   }
 
@@ -209,6 +237,19 @@ public actor EPaperDriver {
     guard !parameters.isEmpty else { return }
     try dataCommand.set(true)
     try spi.write(parameters)
+  }
+
+  /// An update keeps BUSY high for hundreds of milliseconds: one that never rises means BUSY is not connected (it
+  /// reads low through the pull-down) or the controller has no power. A first look later than the rise window
+  /// (this process was not scheduled) proves nothing either way: the update may be over already.
+  private func waitForBusyToRise(since activated: Int64, step: String) async throws {
+    guard clock.nowMilliseconds() - activated < Self.busyRiseMilliseconds else { return }
+    while try !busy.get() {
+      if clock.nowMilliseconds() - activated >= Self.busyRiseMilliseconds {
+        throw EPaperError.busyNeverRose(panel: model.name, step: step, powerSwitched: power != nil)
+      }
+      try await clock.sleep(milliseconds: Self.busyPollMilliseconds)
+    }
   }
 
   private func waitWhileBusy(step: String) async throws {
@@ -270,6 +311,7 @@ public struct EPaperPins: Sendable, Hashable {
 /// A panel that did not do what it was told.
 public enum EPaperError: Error, Equatable, CustomStringConvertible {
   case busyTimeout(panel: String, step: String, milliseconds: Int64)
+  case busyNeverRose(panel: String, step: String, powerSwitched: Bool)
   case frameSize(panel: String, expected: (Int, Int), got: (Int, Int))
   case closed(panel: String)
 
@@ -280,6 +322,11 @@ public enum EPaperError: Error, Equatable, CustomStringConvertible {
     case .busyTimeout(let panel, let step, let milliseconds):
       "\(panel): BUSY stayed high for \(milliseconds) ms after the \(step): check the BUSY wire and the panel's "
         + "3.3 V supply, and that the board file names the right panel model"
+    case .busyNeverRose(let panel, let step, let powerSwitched):
+      "\(panel): BUSY never went high after the \(step) command (the controller raises it while it updates): "
+        + "check the BUSY wire (HAT: GPIO24)"
+        + (powerSwitched ? " and the PWR wire (HAT rev 2.x: GPIO18)"
+          : "; a HAT rev 2.x also needs its PWR line: add pwr = \"GPIO18\" to [epaper] in the board file")
     case .frameSize(let panel, let expected, let got):
       "\(panel): frame is \(got.0)×\(got.1) pixels, the panel needs \(expected.0)×\(expected.1): render with this "
         + "panel's layout"

@@ -36,11 +36,16 @@ public final class EPaperEmulator: Sendable {
 
   // MARK: - Initialization
 
-  /// - Parameter seed: seeds the power-up noise in RAM and on the glass.
-  public init(model: EPaperModel, clock: any IndicatorClock, seed: UInt64 = 0x5EED) {
+  /// - Parameters:
+  ///   - seed: seeds the power-up noise in RAM and on the glass.
+  ///   - powerSwitched: the panel's supply is switched by a PWR line (Waveshare HAT rev 2.x), off until the driver
+  ///     raises `power`; false: always powered (older HATs, bare panels).
+  public init(model: EPaperModel, clock: any IndicatorClock, seed: UInt64 = 0x5EED, powerSwitched: Bool = false) {
     self.model = model
     self.clock = clock
-    state = Mutex(EPaperControllerState(model: model, seed: seed))
+    var initial = EPaperControllerState(model: model, seed: seed)
+    initial.powered = !powerSwitched
+    state = Mutex(initial)
   }
 
   // MARK: - Wiring (what the driver is given)
@@ -51,8 +56,10 @@ public final class EPaperEmulator: Sendable {
   public var dataCommand: any GPIOLine { EmulatedPin(emulator: self, pin: .dataCommand) }
   /// Reset, active low (a low pulse resets the controller and wakes it from deep sleep).
   public var reset: any GPIOLine { EmulatedPin(emulator: self, pin: .reset) }
-  /// BUSY, high while the controller works (and all through deep sleep).
+  /// BUSY, high while the controller works (and all through deep sleep); low without power (the pull-down).
   public var busy: any GPIOLine { EmulatedPin(emulator: self, pin: .busy) }
+  /// PWR, the supply switch of a power-switched panel (high = powered).
+  public var power: any GPIOLine { EmulatedPin(emulator: self, pin: .power) }
 
   // MARK: - Observation
 
@@ -71,13 +78,16 @@ public final class EPaperEmulator: Sendable {
 
   public var isAsleep: Bool { state.withLock { $0.asleep } }
 
+  /// Whether the controller has power now.
+  public var isPowered: Bool { state.withLock { $0.powered } }
+
   /// Pins the driver has released.
   public var releasedPins: Set<String> { state.withLock { $0.releasedPins } }
 
   /// Whether the SPI device was closed.
   public var spiClosed: Bool { state.withLock { $0.spiClosed } }
 
-  /// Makes BUSY stay high forever (a panel without power or a broken BUSY wire), for timeout tests.
+  /// Makes BUSY stay high forever (a controller that never finishes, a BUSY line shorted high), for timeout tests.
   public func holdBusy(_ held: Bool) { state.withLock { $0.busyHeld = held } }
 
   // MARK: - Inputs (called by the views)
@@ -90,6 +100,12 @@ public final class EPaperEmulator: Sendable {
                           hint: "the device was closed")
       }
       state.receive(bytes, now: now)
+      // A real controller raises BUSY as the update starts; computing the new glass here takes time of its own
+      // (more than a short update lasts at 10× in a debug build), so BUSY counts from the end of that work.
+      if let busy = state.lastUpdateBusy {
+        state.lastUpdateBusy = nil
+        state.busyUntil = max(state.busyUntil, clock.nowMilliseconds() + busy)
+      }
     }
   }
 
@@ -101,6 +117,7 @@ public final class EPaperEmulator: Sendable {
       case .dataCommand: state.dataCommandHigh = high
       case .reset: state.setReset(high: high, now: now)
       case .busy: state.faults.append("the driver drove BUSY, an output of the panel")
+      case .power: state.setPower(on: high, now: now)
       }
     }
   }
@@ -110,9 +127,10 @@ public final class EPaperEmulator: Sendable {
     return try state.withLock { state in
       guard !state.releasedPins.contains(pin.rawValue) else { throw EmulatedPin.releasedError(pin) }
       switch pin {
-      case .busy: return state.busyHeld || state.asleep || now < state.busyUntil
+      case .busy: return state.powered && (state.busyHeld || state.asleep || now < state.busyUntil)
       case .dataCommand: return state.dataCommandHigh
       case .reset: return state.resetHigh
+      case .power: return state.powered
       }
     }
   }
@@ -137,7 +155,7 @@ private final class EmulatedSPI: SPITransport {
 }
 
 private final class EmulatedPin: GPIOLine {
-  enum Pin: String { case dataCommand = "DC", reset = "RST", busy = "BUSY" }
+  enum Pin: String { case dataCommand = "DC", reset = "RST", busy = "BUSY", power = "PWR" }
   let emulator: EPaperEmulator
   let pin: Pin
 

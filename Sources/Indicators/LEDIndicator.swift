@@ -22,6 +22,8 @@ public actor LEDIndicator {
   private var writtenMask: UInt8? = 0
   private var sleeper: Task<Void, any Error>?
   private var isShutDown = false
+  /// Called after every tick that wrote the lines (the simulated board prints its timeline from it).
+  private var tickObserver: (@Sendable () -> Void)?
   private let logger = Logger(label: "stressmon.indicators.led")
 
   /// Longest single wait of the run loop while nothing changes (a steady LED), so it notices cancellation.
@@ -80,8 +82,14 @@ public actor LEDIndicator {
   public func tick() throws -> Int64? {
     guard !isShutDown else { return nil }
     let elapsed = clock.nowMilliseconds() - programStart
-    try write(mask: program.litMask(atElapsed: elapsed))
+    if try write(mask: program.litMask(atElapsed: elapsed)) { tickObserver?() }
     return program.nextChange(afterElapsed: elapsed).map { programStart + $0 }
+  }
+
+  /// Calls `observer` after each tick that changed a line, on the indicator (so a timeline can be printed as the
+  /// LEDs change, with no timer of its own).
+  public func observeTicks(_ observer: @escaping @Sendable () -> Void) {
+    tickObserver = observer
   }
 
   /// Runs the scheduler until `deadline` (clock milliseconds) or until the task is cancelled. With a virtual
@@ -127,15 +135,19 @@ public actor LEDIndicator {
 
   // MARK: - Private
 
-  private func write(mask: UInt8) throws {
+  /// Writes the lines that differ from what they show; returns whether any did.
+  private func write(mask: UInt8) throws -> Bool {
     let previous = writtenMask
+    var wrote = false
     for (index, line) in lines.enumerated() {
       let bit = UInt8(1) << UInt8(index)
       let lit = mask & bit != 0
       if let previous, (previous & bit != 0) == lit { continue }
       try line.set(lit)
+      wrote = true
     }
     writtenMask = mask
+    return wrote
   }
 }
 

@@ -1,6 +1,6 @@
-/// The GPIO seam: a chip hands out requested lines; a line is set, read and released. The libgpiod v1 backend
-/// (`GPIODChip`) implements it on a board; emulators implement it in tests and on the simulated board; a libgpiod v2
-/// backend would be a third implementation beside them, with no change to callers.
+/// The GPIO seam: a chip hands out requested lines; a line is set, read and released. `GPIODChip` implements it on
+/// a board through libgpiod 1.x or 2.x (chosen at compile time by the CGPIODShim target); emulators implement it
+/// in tests and on the simulated board.
 
 // MARK: - Line addressing
 
@@ -21,8 +21,14 @@ public enum GPIOLineID: Sendable, Hashable, CustomStringConvertible {
 public enum GPIODirection: Sendable, Hashable {
   /// Driven by us. `activeLow` inverts the level (an LED wired to 3.3 V through its anode is on when low).
   case output(initial: Bool, activeLow: Bool = false)
-  /// Read by us.
-  case input(activeLow: Bool = false)
+  /// Read by us. `bias` is the pad's pull resistor (a panel's BUSY: pull-down, so an open wire reads low).
+  case input(activeLow: Bool = false, bias: GPIOBias = .asIs)
+}
+
+/// The internal pull resistor of an input line (GPIO_V2_LINE_FLAG_BIAS_* of the kernel's gpio-cdev; libgpiod 1.5+
+/// and 2.x both set it). The kernel ignores it on a controller without bias control.
+public enum GPIOBias: String, Sendable, Hashable {
+  case asIs = "as-is", pullDown = "pull-down", pullUp = "pull-up", disabled
 }
 
 // MARK: - Protocols
@@ -58,8 +64,8 @@ extension GPIOChip {
   }
 
   /// Requests an input line under the consumer name `stressmon`.
-  public func requestInput(_ line: GPIOLineID, activeLow: Bool = false) throws -> any GPIOLine {
-    try request(line, direction: .input(activeLow: activeLow), consumer: GPIOConsumer.name)
+  public func requestInput(_ line: GPIOLineID, activeLow: Bool = false, bias: GPIOBias = .asIs) throws -> any GPIOLine {
+    try request(line, direction: .input(activeLow: activeLow, bias: bias), consumer: GPIOConsumer.name)
   }
 }
 

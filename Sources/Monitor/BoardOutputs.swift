@@ -31,6 +31,6 @@ enum BoardOutputs {
     guard let spi = epaper.spi, let dc = epaper.dc, let rst = epaper.rst, let busy = epaper.busy,
       let chip = board.gpio.chipLabel
     else { return nil }
-    return EPaperPins(spiPath: spi, chipLabel: chip, dataCommand: dc, reset: rst, busy: busy)
+    return EPaperPins(spiPath: spi, chipLabel: chip, dataCommand: dc, reset: rst, busy: busy, power: epaper.pwr)
   }
 }

@@ -37,8 +37,6 @@ final class LEDStage: Sendable {
 
   /// Line changes this close together are one change of the LEDs.
   static let sameInstantMilliseconds: Int64 = 2
-  /// How often a paced run turns recorded line changes into events.
-  static let timelineDrainMilliseconds: Int64 = 100
 
   init(
     indicator: LEDIndicator, wiring: LEDWiring, clock: any IndicatorClock, virtualClock: VirtualIndicatorClock?,
@@ -59,22 +57,26 @@ final class LEDStage: Sendable {
 
   /// Shows each state handed over until the mailbox is finished.
   func consume() async {
+    if chip != nil && virtualClock == nil {
+      // Paced runs on the simulated board: the timeline is printed as the LEDs change (no timer of its own).
+      await indicator.observeTicks { [weak self] in self?.drainTimeline() }
+    }
     while let command = await mailbox.next() {
       if virtualClock != nil { await advanceVirtual(to: command.milliseconds) }
+      let program = LEDProgram(state: command.state, wiring: wiring)
+      let started = clock.nowMilliseconds()
+      // The new state's first period starts now; set before `show`, whose first tick prints it.
+      timeline.withLock { timeline in
+        timeline.state = command.state
+        timeline.startMilliseconds = started
+        timeline.periodMilliseconds = Int64(program.periodMilliseconds)
+        timeline.periodic = !program.isConstant
+        timeline.announced = program.isConstant
+      }
       do {
         try await indicator.show(command.state)
       } catch {
         logger.error("cannot drive the LEDs", metadata: ["error": "\(error)"])
-      }
-      let period = Int64(LEDProgram(state: command.state, wiring: wiring).periodMilliseconds)
-      let periodic = !LEDProgram(state: command.state, wiring: wiring).isConstant
-      let started = clock.nowMilliseconds()
-      timeline.withLock { timeline in
-        timeline.state = command.state
-        timeline.startMilliseconds = started
-        timeline.periodMilliseconds = period
-        timeline.periodic = periodic
-        timeline.announced = !periodic
       }
       emit(.ledState(command.state, at: EventTime(dataSeconds: dataClock.dataSeconds(clockMilliseconds: started))))
       if virtualClock != nil { drainTimeline() }
@@ -88,14 +90,6 @@ final class LEDStage: Sendable {
     } catch is CancellationError {
     } catch {
       logger.error("LED scheduler stopped", metadata: ["error": "\(error)"])
-    }
-  }
-
-  /// Paced runs on the simulated board: turns line changes into events every 100 ms until cancelled.
-  func runTimelinePrinter() async {
-    while !Task.isCancelled {
-      drainTimeline()
-      do { try await clock.sleep(milliseconds: Self.timelineDrainMilliseconds) } catch { break }
     }
   }
 

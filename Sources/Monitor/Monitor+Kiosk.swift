@@ -5,9 +5,9 @@ extension Monitor {
   // MARK: - Kiosk
 
   func runKiosk(
-    board: StatusBoard, clocks: RunClocks, dataClock: DataClock, events: Mailbox<MonitorEvent>,
-    info: MonitorStartInfo, summary: inout MonitorSummary
+    run: RunContext, info: MonitorStartInfo, summary: inout MonitorSummary
   ) async -> Result<Void, MonitorError> {
+    let (board, clocks, dataClock, events) = (run.status, run.clocks, run.dataClock, run.events)
     events.offer(.started(info))
     let transport: AsyncHTTPTransport
     let token: String
@@ -25,6 +25,7 @@ extension Monitor {
       return .failure(.usage("[kiosk] hub: \(error)"))
     }
     let indicatorClock = clocks.indicator
+    let service = environment.service
     let kiosk = KioskLoop(
       transport: transport, device: configuration.kiosk.device, token: token, pollSeconds: configuration.kiosk.pollSeconds,
       staleAfterSeconds: configuration.kiosk.staleAfterSeconds, timeoutSeconds: environment.kioskTimeoutSeconds,
@@ -34,8 +35,19 @@ extension Monitor {
         dataClock.seconds = seconds
         return seconds
       },
-      sleep: { seconds in try await indicatorClock.sleep(milliseconds: Int64(seconds * 1000)) })
+      sleep: { seconds in
+        // Between polls: heartbeats at least every quarter of the watchdog interval (the kiosk has no sensor
+        // loop; its poll loop is what must keep going).
+        var remaining = Int64(seconds * 1000)
+        while remaining > 0 {
+          let step = min(remaining, service.heartbeatSliceNanoseconds.map { $0 / 1_000_000 } ?? remaining)
+          try await indicatorClock.sleep(milliseconds: step)
+          remaining -= step
+          service.progress(atNanoseconds: PacedClock.monotonicNanoseconds())
+        }
+      })
     board.publishCurrent()
+    service.ready(status: "kiosk: showing \(configuration.kiosk.device) from \(configuration.kiosk.hub)")
     let stop = environment.stop
     let duration = durationSeconds
     let polls = await withTaskGroup(of: Int.self) { race in

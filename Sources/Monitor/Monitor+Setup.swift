@@ -24,7 +24,10 @@ extension Monitor {
     if speed == .max && durationSeconds == nil && endless {
       throw .usage("--speed max with an endless source (the simulated sensor loops its recording) needs --duration S")
     }
-    let options = PulseSourceOptions(pacing: speed == .max ? .asFastAsPossible : .realtime, clock: clocks.sensor)
+    // A wearable on a battery reads the sensor's FIFO as seldom as its depth allows.
+    let options = PulseSourceOptions(
+      pacing: speed == .max ? .asFastAsPossible : .realtime, clock: clocks.sensor,
+      polling: configuration.device.mode == .wearable ? .sparse : .prompt)
     let board = self.board
     if let custom = environment.makeSource {
       return { () throws(SensorError) -> any PulseSource in try custom(options) }
@@ -94,7 +97,7 @@ extension Monitor {
   static func noteBusyPanel(_ outputs: OpenOutputs, events: Mailbox<MonitorEvent>, dataClock: DataClock) {
     guard outputs.panel?.isRefreshing == true, outputs.notedBusyPanel() else { return }
     events.offer(.notice(
-      "stopping: waiting for the panel refresh in progress (it ends with the panel asleep)",
+      "stopping: waiting for the panel refresh in progress (it ends with the panel asleep or switched off)",
       at: EventTime(dataSeconds: dataClock.seconds)))
   }
 

@@ -33,6 +33,9 @@ public struct MonitorEnvironment: Sendable {
   public var syncRequestTimeoutSeconds = 30.0
   /// `stop()` ends the run gracefully (a signal handler calls it).
   public var stop = StopSignal()
+  /// systemd's notification socket (READY, WATCHDOG, STOPPING); inactive unless given one
+  /// (`ServiceNotifier.fromEnvironment()` under systemd).
+  public var service = ServiceNotifier(socketPath: nil)
 
   public init() {}
 }
@@ -68,6 +71,7 @@ public final class Monitor: Sendable {
   /// Ends the run gracefully: sampling stops, the store is flushed, the panel finishes its refresh and sleeps,
   /// the LEDs go dark and the lines are released; `run` then returns its summary.
   public func stop(reason: String = "stop requested") {
+    if !environment.stop.isStopped { environment.service.stopping(status: "stopping (\(reason))") }
     environment.stop.stop(reason: reason)
   }
 
@@ -77,7 +81,9 @@ public final class Monitor: Sendable {
     events handler: @escaping @Sendable (MonitorEvent) -> Void
   ) async throws(MonitorError) -> MonitorSummary {
     if let problem = configuration.problem() { throw .usage(problem) }
-    let clocks = try RunClocks(speed: speed)
+    let kiosk = configuration.device.mode == .kiosk
+    let clocks = try RunClocks(speed: speed, samplingThread: kiosk ? nil : SamplingThread())
+    defer { clocks.samplingThread?.shutdown() }
     let events = Mailbox<MonitorEvent>(policy: speed.isPaced ? .dropOldest(4_096) : .backpressure(4_096))
     let emit: @Sendable (MonitorEvent) -> Void = { events.offer($0) }
     let dataClock = DataClock()
@@ -89,9 +95,9 @@ public final class Monitor: Sendable {
 
     // Usage mistakes first (a real sensor at 10×), then the outputs: a missing GPIO chip or SPI node stops the
     // start with its fix before anything else opens.
-    let makeSource = configuration.device.mode == .kiosk ? nil : try sourceMaker(clocks: clocks)
+    let makeSource = kiosk ? nil : try sourceMaker(clocks: clocks)
     let outputs = try openOutputs(clocks: clocks, dataClock: dataClock, emit: emit)
-    let board = StatusBoard(
+    let statusBoard = StatusBoard(
       initial: MonitorStatus(phase: .starting, clockSynchronised: storeClock.reading().synchronised),
       outputs: StatusBoard.Outputs(
         leds: outputs.leds?.mailbox, panel: outputs.panel?.mailbox, events: events,
@@ -101,7 +107,10 @@ public final class Monitor: Sendable {
         let data = dataClock.seconds
         return (data, timeBase.wall(streamSeconds: data))
       })
-    outputs.panel?.onFault.withLock { $0 = { message in Self.setPanelFault(board, message) } }
+    outputs.panel?.onFault.withLock { $0 = { message in Self.setPanelFault(statusBoard, message) } }
+    let run = RunContext(
+      clocks: clocks, dataClock: dataClock, timeBase: timeBase, storeClock: storeClock, events: events,
+      outputs: outputs, status: statusBoard)
 
     var summary = MonitorSummary(mode: configuration.device.mode, stopReason: "")
     summary.panelImage = outputs.panel?.imagePath
@@ -111,14 +120,10 @@ public final class Monitor: Sendable {
     await withTaskGroup(of: Void.self) { group in
       group.addTask { while let event = await events.next() { handler(event) } }
       outputs.startConsumers(in: &group)
-      if configuration.device.mode == .kiosk {
-        result = await runKiosk(
-          board: board, clocks: clocks, dataClock: dataClock, events: events, info: info, summary: &summary)
+      if let makeSource {
+        result = await runMeasuring(makeSource: makeSource, run: run, info: info, summary: &summary)
       } else {
-        result = await runMeasuring(
-          makeSource: makeSource!, outputs: outputs, board: board, clocks: clocks, dataClock: dataClock,
-          timeBase: timeBase,
-          storeClock: storeClock, events: events, info: info, summary: &summary)
+        result = await runKiosk(run: run, info: info, summary: &summary)
       }
       // Outputs: the panel finishes a refresh in progress (it then sleeps, as after every refresh), the LEDs go
       // dark and release their lines.
@@ -148,20 +153,21 @@ public final class Monitor: Sendable {
   }
   // MARK: - Measuring (desk, wearable)
 
+  /// PulseSource → SamplingLoop (analysis) → status board (LEDs, panel, events) and store (→ sync): the README's
+  /// picture, wired for one run.
   private func runMeasuring(
-    makeSource: @escaping @Sendable () throws(SensorError) -> any PulseSource, outputs: OpenOutputs,
-    board: StatusBoard, clocks: RunClocks,
-    dataClock: DataClock, timeBase: TimeBase,
-    storeClock: any StoreClock, events: Mailbox<MonitorEvent>, info: MonitorStartInfo, summary: inout MonitorSummary
+    makeSource: @escaping @Sendable () throws(SensorError) -> any PulseSource, run: RunContext,
+    info: MonitorStartInfo, summary: inout MonitorSummary
   ) async -> Result<Void, MonitorError> {
     let relay = BaselineRelay()
     let firstResult = StopSignal()
     let syncWanted = !configuration.sync.hub.isEmpty
     let store = StoreStage(
-      path: configuration.store.database, clock: storeClock, durability: configuration.store.durability,
+      path: configuration.store.database, clock: run.storeClock, durability: configuration.store.durability,
       flushSeconds: configuration.store.flushSeconds, retention: configuration.retention, reportsOutbox: syncWanted
     ) { report in
-      Self.apply(report, board: board, relay: relay, events: events, dataClock: dataClock, syncWanted: syncWanted)
+      Self.apply(
+        report, board: run.status, relay: relay, events: run.events, dataClock: run.dataClock, syncWanted: syncWanted)
     }
     summary.database = configuration.store.database
     let source: any PulseSource
@@ -185,8 +191,7 @@ public final class Monitor: Sendable {
     var started = info
     started.source = source.info.settings
     started.sampleRateHz = source.info.sampleRateHz
-    events.offer(.started(started))
-    let baseline = store.currentBaseline()
+    run.events.offer(.started(started))
     let sampling = SamplingLoop(
       settings: SamplingLoop.Settings(
         deviceID: configuration.device.id, analyzer: analyzerConfiguration(for: source.info),
@@ -194,10 +199,16 @@ public final class Monitor: Sendable {
         retry: .init(
           initialSeconds: environment.sensorRetryInitialSeconds,
           maximumSeconds: environment.sensorRetryMaximumSeconds)),
-      source: source, reopen: makeSource, sleepClock: clocks.sensor, timeBase: timeBase, store: store, board: board,
-      events: events, baseline: baseline, relay: relay, dataClock: dataClock, onFirstWindow: { firstResult.stop() })
+      input: SamplingLoop.Input(source: source, reopen: makeSource, clock: run.clocks.sensor),
+      outputs: SamplingLoop.Outputs(
+        status: run.status, store: store, events: run.events, timeBase: run.timeBase, dataClock: run.dataClock),
+      baseline: SamplingLoop.BaselineFeed(initial: store.currentBaseline(), updates: relay),
+      supervision: SamplingLoop.Supervision(
+        service: environment.service, onFirstWindow: { firstResult.stop() },
+        readyStatus: "measuring: \(configuration.device.mode.rawValue) mode, \(source.info.kind) at "
+          + "\(source.info.sampleRateHz.formatted(decimals: 0)) samples/s"))
     store.start()
-    board.publishCurrent()
+    run.status.publishCurrent()
     logger.info("measuring", metadata: [
       "source": "\(source.info.settings)", "rate_hz": "\(source.info.sampleRateHz)",
       "db": "\(configuration.store.database)",
@@ -209,7 +220,7 @@ public final class Monitor: Sendable {
     await withTaskGroup(of: Void.self) { group in
       if let sync { group.addTask { await sync.run() } }
       if speed.isPaced && configuration.device.releaseStartupMemory {
-        let clock = clocks.indicator
+        let clock = run.clocks.indicator
         let logger = logger
         group.addTask {
           await runUntil(trimDone) {
@@ -220,8 +231,8 @@ public final class Monitor: Sendable {
           }
         }
       }
-      // Sampling, raced against the stop request: whichever ends first cancels the other.
-      let thread = SamplingThread()
+      // Sampling, on its own thread, raced against the stop request: whichever ends first cancels the other.
+      let thread = run.clocks.samplingThread
       failure = await withTaskGroup(of: MonitorError?.self) { race in
         race.addTask(executorPreference: thread) {
           do throws(MonitorError) { try await sampling.run() } catch { return error }
@@ -237,33 +248,18 @@ public final class Monitor: Sendable {
         for await outcome in race { if let outcome { failure = outcome } }
         return failure
       }
-      thread.shutdown()
       trimDone.stop()
-      Self.noteBusyPanel(outputs, events: events, dataClock: dataClock)
+      Self.noteBusyPanel(run.outputs, events: run.events, dataClock: run.dataClock)
       await sampling.source.stop()
       // Nothing measured is lost: every handed-over row is written before the outputs stop.
       if store.isWriting {
-        events.offer(.notice(
-          "stopping: waiting for the store write in progress", at: EventTime(dataSeconds: dataClock.seconds)))
+        run.events.offer(.notice(
+          "stopping: waiting for the store write in progress", at: EventTime(dataSeconds: run.dataClock.seconds)))
       }
       let health = await store.close()
       await sync?.stop()
-      let progress = sampling.snapshot
-      summary.dataSeconds = progress.streamSeconds
-      summary.samples = progress.samples
-      summary.lostSamples = progress.lostSamples
-      summary.gaps = progress.gaps
-      summary.beats = progress.beats
-      summary.windows = progress.windows
-      summary.categories = progress.categories
-      summary.uncategorised = progress.uncategorised
-      summary.baseline = progress.baseline
-      summary.storedMeasurements = health.committedMeasurements
-      summary.storedIBIs = health.committedIBIs
-      summary.unwrittenMeasurements = health.bufferedMeasurements + store.droppedRecords
-      summary.stopReason = progress.sourceEnded ? "end of recording"
-        : progress.durationReached ? "duration reached" : stop.isStopped ? stop.reason : "ended"
-      summary.wallSeconds = clocks.elapsedWallSeconds
+      summary.record(sampling.snapshot, store: health, droppedRecords: store.droppedRecords, stop: stop)
+      summary.wallSeconds = run.clocks.elapsedWallSeconds
     }
     if let failure { return .failure(failure) }
     return .success(())

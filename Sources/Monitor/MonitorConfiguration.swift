@@ -139,6 +139,18 @@ public struct MonitorConfiguration: Sendable, Equatable {
   // MARK: - Derived
 
   /// The panel state file: the configured one, or `panel-state.pbm` beside the database.
+  /// The TOML sections whose settings differ from `other`'s (for SIGHUP: what a restart would change).
+  public func changedSections(comparedTo other: MonitorConfiguration) -> [String] {
+    var changed: [String] = []
+    if device != other.device { changed.append("device") }
+    if measurement != other.measurement { changed.append("measurement") }
+    if store != other.store { changed.append("store") }
+    if sync != other.sync { changed.append("sync") }
+    if display != other.display { changed.append("display") }
+    if kiosk != other.kiosk { changed.append("kiosk") }
+    return changed
+  }
+
   public var panelStatePath: String {
     if !display.panelState.isEmpty { return display.panelState }
     let db = store.database

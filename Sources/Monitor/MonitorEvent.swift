@@ -103,6 +103,9 @@ public struct MonitorSummary: Sendable, Equatable {
   public var droppedDisplayUpdates = 0
   public var droppedEvents = 0
   public var kioskPolls = 0
+  /// CPU time spent inside emulated sensors (the simulated board's MAX30102 computes its samples when they are
+  /// read, on the sampling thread): what a real sensor would not cost the daemon. nil without an emulator.
+  public var emulatorCPUMilliseconds: Double?
 
   public init(mode: MonitorMode, stopReason: String) {
     self.mode = mode

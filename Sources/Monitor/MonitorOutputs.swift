@@ -13,23 +13,31 @@ import Glibc
 import Musl
 #endif
 
-/// The clocks of one run. Paced runs share one `PacedClock` (sensor pacing, LED blinking, panel BUSY timing);
-/// `--speed max` has virtual clocks moved by the data: the sensor's, the LEDs' (moved along with the data
-/// time) and the panel's (its BUSY waits jump ahead on their own, so it must not share the LEDs' clock).
+/// The clocks of one run. Paced runs share one `PacedClock` (sensor pacing, LED blinking, panel BUSY timing); the
+/// sensor's sleeps run on the sampling thread's own timer when there is one. `--speed max` has virtual clocks
+/// moved by the data: the sensor's, the LEDs' (moved along with the data time) and the panel's (its BUSY waits
+/// jump ahead on their own, so it must not share the LEDs' clock).
 struct RunClocks: Sendable {
   let sensor: any SensorClock
   let indicator: any IndicatorClock
   let panel: any IndicatorClock
   let virtualIndicator: VirtualIndicatorClock?
+  /// The sampling loop's thread (measuring runs), whose timer paces the sensor.
+  let samplingThread: SamplingThread?
   private let startedNanoseconds = PacedClock.monotonicNanoseconds()
 
-  init(speed: RunSpeed) throws(MonitorError) {
+  init(speed: RunSpeed, samplingThread: SamplingThread?) throws(MonitorError) {
+    self.samplingThread = samplingThread
     switch speed {
     case .realtime, .times:
       let factor: Double
       if case .times(let n) = speed { factor = n } else { factor = 1 }
       let paced = PacedClock(factor: factor)
-      sensor = paced
+      if let samplingThread {
+        sensor = SamplingThreadClock(paced: paced, thread: samplingThread)
+      } else {
+        sensor = paced
+      }
       indicator = paced
       panel = paced
       virtualIndicator = nil
@@ -77,7 +85,6 @@ struct OpenOutputs: Sendable {
       }
       if paced {
         group.addTask { await runUntil(background) { await leds.runScheduler() } }
-        if simulated { group.addTask { await runUntil(background) { await leds.runTimelinePrinter() } } }
       }
     } else {
       ledsDone.stop()
@@ -164,7 +171,8 @@ extension Monitor {
         // no longer exists (its first partial refresh would ghost).
         unlink(statePath)
         let (display, emulator) = EPaperDisplay.simulated(
-          model: model, statePath: statePath, clock: clocks.panel, policy: policy)
+          model: model, statePath: statePath, clock: clocks.panel, policy: policy,
+          powerSwitched: board.epaper.pwr != nil)
         panel = PanelStage(
           display: display, model: model, refreshPolicy: policy, emulator: emulator, imagePath: image,
           mailbox: speed.isPaced ? .coalesce : .backpressure(64),

@@ -50,7 +50,8 @@ final class PanelStage: Sendable {
   var refreshCounts: Counts { counts.withLock { $0 } }
   /// Whether a refresh is running now (the panel is busy).
   var isRefreshing: Bool { refreshing.withLock { $0 } }
-  var isAsleep: Bool? { emulator?.isAsleep }
+  /// Whether the (emulated) panel draws nothing: in deep sleep, or switched off by its PWR line.
+  var isAsleep: Bool? { emulator.map { $0.isAsleep || !$0.isPowered } }
 
   /// Shows each content handed over until the mailbox is finished; a refresh in progress always completes.
   func consume() async {

@@ -75,6 +75,11 @@ public final class PacedClock: SensorClock, IndicatorClock {
     try await Task.sleep(nanoseconds: UInt64(remaining.rounded(.up)))
   }
 
+  /// The CLOCK_MONOTONIC instant (nanoseconds) at which this clock reads `deadline`.
+  public func monotonicNanoseconds(atClock deadline: Int64) -> Int64 {
+    originNanoseconds + Int64((Double(deadline) / factor).rounded(.up))
+  }
+
   // MARK: - IndicatorClock (milliseconds)
 
   public func nowMilliseconds() -> Int64 { now() / 1_000_000 }

@@ -41,45 +41,66 @@ final class SamplingLoop: Sendable {
     var baseline = PersonalBaseline.default
   }
 
-  private let settings: Settings
-  private let rateHz: Double
-  private let polarity: PulsePolarity
-  private let initialSource: any PulseSource
-  private let reopen: @Sendable () throws(SensorError) -> any PulseSource
-  private let sleepClock: any SensorClock
-  private let timeBase: TimeBase
-  private let store: StoreStage?
-  private let board: StatusBoard
-  private let events: Mailbox<MonitorEvent>
-  /// Baselines from the store, applied to the analyzer at the next block.
-  private let relay: BaselineRelay
-  private let dataClock: DataClock
-  private let onFirstWindow: @Sendable () -> Void
-  private let progress = Mutex(Progress())
-  private let current: Mutex<any PulseSource>
-  private let logger = Logger(label: "stressmon.monitor")
+  /// Where samples come from: the source, how to open it again after a loss, and the clock it is paced by.
+  struct Input: Sendable {
+    var source: any PulseSource
+    var reopen: @Sendable () throws(SensorError) -> any PulseSource
+    var clock: any SensorClock
+  }
 
-  init(
-    settings: Settings, source: any PulseSource, reopen: @escaping @Sendable () throws(SensorError) -> any PulseSource,
-    sleepClock: any SensorClock, timeBase: TimeBase, store: StoreStage?, board: StatusBoard,
-    events: Mailbox<MonitorEvent>, baseline: PersonalBaseline, relay: BaselineRelay, dataClock: DataClock,
-    onFirstWindow: @escaping @Sendable () -> Void = {}
-  ) {
-    self.onFirstWindow = onFirstWindow
-    self.relay = relay
-    self.dataClock = dataClock
+  /// Where results go: the status board (→ LEDs, panel, events), the store (→ sync), the event mailbox, and the
+  /// run's time (rows are stamped through `timeBase`; `dataClock` is "now" for everyone else).
+  struct Outputs: Sendable {
+    var status: StatusBoard
+    var store: StoreStage?
+    var events: Mailbox<MonitorEvent>
+    var timeBase: TimeBase
+    var dataClock: DataClock
+  }
+
+  /// The baseline scores start from, and the personal baselines the store hands back later.
+  struct BaselineFeed: Sendable {
+    var initial: PersonalBaseline
+    var updates: BaselineRelay
+  }
+
+  /// Who watches the loop: systemd (READY once samples flow, WATCHDOG as blocks arrive) and the monitor (the first
+  /// window releases start-up memory).
+  struct Supervision: Sendable {
+    var service: ServiceNotifier
+    var onFirstWindow: @Sendable () -> Void = {}
+    /// `STATUS=` sent with READY=1.
+    var readyStatus = "measuring"
+  }
+
+  let settings: Settings
+  let rateHz: Double
+  let polarity: PulsePolarity
+  let input: Input
+  let outputs: Outputs
+  let baselines: BaselineRelay
+  let supervision: Supervision
+  let progress = Mutex(Progress())
+  let current: Mutex<any PulseSource>
+  let logger = Logger(label: "stressmon.monitor")
+
+  var sleepClock: any SensorClock { input.clock }
+  var timeBase: TimeBase { outputs.timeBase }
+  var store: StoreStage? { outputs.store }
+  var board: StatusBoard { outputs.status }
+  var events: Mailbox<MonitorEvent> { outputs.events }
+  var dataClock: DataClock { outputs.dataClock }
+
+  init(settings: Settings, input: Input, outputs: Outputs, baseline: BaselineFeed, supervision: Supervision) {
     self.settings = settings
-    initialSource = source
-    rateHz = source.info.sampleRateHz
-    polarity = source.info.polarity
-    self.reopen = reopen
-    self.sleepClock = sleepClock
-    self.timeBase = timeBase
-    self.store = store
-    self.board = board
-    self.events = events
-    current = Mutex(source)
-    progress.withLock { $0.baseline = baseline }
+    self.input = input
+    self.outputs = outputs
+    self.supervision = supervision
+    baselines = baseline.updates
+    rateHz = input.source.info.sampleRateHz
+    polarity = input.source.info.polarity
+    current = Mutex(input.source)
+    progress.withLock { $0.baseline = baseline.initial }
   }
 
   var snapshot: Progress { progress.withLock { $0 } }
@@ -102,9 +123,10 @@ final class SamplingLoop: Sendable {
     var collected: [AnalysisEvent] = []
     var pendingGap = 0
     var liveQuality = SignalQuality.settling
-    var source = initialSource
+    var source = input.source
+    var ready = false
     while !Task.isCancelled {
-      if let update = relay.take() {
+      if let update = baselines.take() {
         analyzer.baseline = update
         progress.withLock { $0.baseline = update }
       }
@@ -121,6 +143,12 @@ final class SamplingLoop: Sendable {
         if !Task.isCancelled { progress.withLock { $0.sourceEnded = true } }
         break
       }
+      // systemd: ready once samples flow; a heartbeat as they keep flowing (a hung transfer stops both).
+      if !ready {
+        ready = true
+        supervision.service.ready(status: supervision.readyStatus)
+      }
+      supervision.service.progress(atNanoseconds: PacedClock.monotonicNanoseconds())
       if let durationSamples {
         let remaining = Int(max(0, durationSamples - analyzer.streamSamples - Int64(block.gapBefore + pendingGap)))
         if block.count > remaining { block.ir.removeLast(block.count - remaining) }
@@ -182,7 +210,7 @@ final class SamplingLoop: Sendable {
           progress.windows += 1
           return progress.windows == 1
         }
-        if first { onFirstWindow() }
+        if first { supervision.onFirstWindow() }
         progress.withLock { progress in
           if let category = summary.stress?.category {
             progress.categories[category, default: 0] += 1
@@ -231,109 +259,27 @@ final class SamplingLoop: Sendable {
       rejectedBeats: summary.rejectedIntervals, modifiedAt: modified)
   }
 
-  // MARK: - State machine
+}
 
-  /// A change of the detector's live signal state.
-  static func apply(quality: SignalQuality, to status: inout MonitorStatus) {
-    switch quality {
-    case .noContact:
-      status.phase = .noContact
-      status.result = nil
-    case .saturated:
-      status.phase = .uncategorised(.saturated)
-      status.result = nil
-    case .settling, .good, .clipped:
-      switch status.phase {
-      case .starting, .noContact, .uncategorised(.saturated): status.phase = .settling
-      default: break
-      }
-    case .poorSignal:
-      break  // the window decides: beats may still be good enough
-    }
-  }
-
-  /// A finished window: scored (measuring, or learning while the default baseline applies) or not.
-  static func apply(
-    window: HRVWindowSummary, wall: Double, liveQuality: SignalQuality, to status: inout MonitorStatus
+extension MonitorSummary {
+  /// The measuring part of the summary: what the sampling loop did and what the store holds at the end.
+  mutating func record(
+    _ progress: SamplingLoop.Progress, store health: StoreWriter.Health, droppedRecords: Int, stop: StopSignal
   ) {
-    // Windows come seconds after they end: with no finger on the sensor now, an earlier good window is not
-    // what the wearer should see.
-    if liveQuality == .noContact {
-      status.phase = .noContact
-      status.result = nil
-      status.resultAt = nil
-      return
-    }
-    if let stress = window.stress {
-      status.result = stress
-      status.resultAt = wall
-      status.phase = stress.baseline.isPersonal ? .measuring : .learningBaseline
-      if stress.baseline.isPersonal {
-        status.baselineProgress = nil
-      } else if let progress = status.baselineProgress {
-        status.baselineProgress = (min(progress.needed, progress.windows + 1), progress.needed)
-      }
-      return
-    }
-    status.result = nil
-    status.resultAt = nil
-    if window.quality == .noContact {
-      // The window is late (it ended seconds ago); contact is back now.
-      status.phase = .settling
-    } else {
-      status.phase = .uncategorised(window.quality)
-    }
-  }
-
-  // MARK: - Recovery and back-pressure
-
-  /// The sensor failed: show it, reopen with backoff until it works or the run is stopped. Returns the new
-  /// source and the samples the outage lasted (a gap), or nil when stopped.
-  private func recover(
-    from error: SensorError, failed: any PulseSource, analyzer: PulseAnalyzer
-  ) async -> (source: any PulseSource, lostSamples: Int)? {
-    await failed.stop()
-    let startedAt = sleepClock.now()
-    var delay = settings.retry.initialSeconds
-    let at = Double(analyzer.streamSamples) / rateHz
-    logger.error("sensor lost; retrying", metadata: ["error": "\(error)", "retry_s": "\(delay)"])
-    events.offer(.notice("sensor lost: \(error.description)", at: EventTime(dataSeconds: at)))
-    while !Task.isCancelled {
-      let wait = delay
-      board.update { status in
-        status.faults.removeAll { $0.name == "sensor" }
-        status.faults.append(.sensor(error.description, retryInSeconds: wait))
-        status.result = nil
-      }
-      do { try await sleepClock.sleep(nanoseconds: Int64(delay * 1e9)) } catch { return nil }
-      do {
-        let source = try reopen()
-        try await source.start()
-        guard source.info.sampleRateHz == rateHz else {
-          throw SensorError.sampleRateMismatch(measuredHz: source.info.sampleRateHz, configuredHz: rateHz)
-        }
-        current.withLock { $0 = source }
-        let lost = max(1, Int((Double(sleepClock.now() - startedAt) / 1e9 * rateHz).rounded()))
-        board.update { status in
-          status.faults.removeAll { $0.name == "sensor" }
-          status.phase = .settling
-        }
-        logger.notice("sensor back", metadata: ["lost_samples": "\(lost)"])
-        events.offer(.notice("sensor back after \(lost) lost samples", at: EventTime(dataSeconds: at)))
-        return (source, lost)
-      } catch {
-        logger.warning("sensor still unavailable", metadata: ["error": "\(error)"])
-        delay = min(settings.retry.maximumSeconds, delay * 2)
-      }
-    }
-    return nil
-  }
-
-  /// `--speed max`: wait for the store and the outputs instead of letting their queues grow.
-  private func applyBackPressure() async {
-    await board.waitForRoom(limit: 64)
-    while let store, store.backlog > 2_048 {
-      do { try await Task.sleep(nanoseconds: 500_000) } catch { return }
-    }
+    dataSeconds = progress.streamSeconds
+    samples = progress.samples
+    lostSamples = progress.lostSamples
+    gaps = progress.gaps
+    beats = progress.beats
+    windows = progress.windows
+    categories = progress.categories
+    uncategorised = progress.uncategorised
+    baseline = progress.baseline
+    storedMeasurements = health.committedMeasurements
+    storedIBIs = health.committedIBIs
+    unwrittenMeasurements = health.bufferedMeasurements + droppedRecords
+    stopReason = progress.sourceEnded ? "end of recording"
+      : progress.durationReached ? "duration reached" : stop.isStopped ? stop.reason : "ended"
+    emulatorCPUMilliseconds = EmulatedI2CBus.deviceCPUNanoseconds.map { Double($0) / 1e6 }
   }
 }

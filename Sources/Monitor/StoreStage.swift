@@ -7,8 +7,12 @@ import SyncWire
 
 /// The store side of the pipeline, on its own serial dispatch queue (a thread outside Swift's cooperative pool,
 /// so a slow fsync or a locked database never blocks a task): windows and beat intervals are handed over
-/// without waiting, appended to the `StoreWriter` (batched commits, never throws), `flushIfDue()` runs on a
-/// one-second timer, and after each window the personal baseline is refreshed when due and handed back.
+/// without waiting, appended to the `StoreWriter` (batched commits, never throws), and after each window the
+/// personal baseline is refreshed when due and handed back.
+///
+/// Nothing ticks: a window wakes the queue at once; beat intervals wait in the hand-over until their commit is due
+/// (`flushSeconds` after the oldest), when one timer drains them and commits; the next timer is armed only while
+/// something is buffered (`StoreWriter.nextFlushDue`, which also paces retries while the disk fails).
 ///
 /// The hand-over buffer is bounded (`inboxLimit` rows); if the queue were stuck that long, the oldest rows are
 /// dropped and counted (the writer itself buffers 12 h of windows while the disk fails, so this is a backstop).
@@ -30,7 +34,12 @@ public final class StoreStage: Sendable {
     var writing = false
     var records: [MeasurementRecord] = []
     var ibis: [IBIRecord] = []
+    /// When the oldest row in the hand-over arrived (store clock, monotonic seconds).
+    var pendingSince: Double?
     var scheduled = false
+    /// The armed timer's deadline (store clock) and generation: a timer whose generation is stale does nothing.
+    var timerDeadline: Double?
+    var timerGeneration = 0
     var closed = false
     var dropped = 0
   }
@@ -46,12 +55,12 @@ public final class StoreStage: Sendable {
   /// The last report (store queue only; a Mutex because the class is Sendable).
   private let snapshot = Mutex(Report(health: StoreWriter.Health()))
   private let reportsOutbox: Bool
+  private let clock: any StoreClock
+  private let flushSeconds: Double
   private static let logger = Logger(label: "stressmon.monitor.store")
 
   /// Rows waiting for the store queue before the oldest are dropped (a day of windows, ~3 h of beats).
   public static let inboxLimit = 8_640
-  /// How often the writer is asked whether a commit is due.
-  public static let flushCheckSeconds = 1.0
 
   // MARK: - Initialization
 
@@ -63,6 +72,8 @@ public final class StoreStage: Sendable {
     onReport: @escaping @Sendable (Report) -> Void
   ) {
     self.path = path
+    self.clock = clock
+    self.flushSeconds = flushSeconds
     self.reportsOutbox = reportsOutbox
     self.calculator = calculator
     self.onReport = onReport
@@ -82,19 +93,20 @@ public final class StoreStage: Sendable {
     }
   }
 
-  /// Starts the flush timer and reports the initial state (health, baseline progress).
+  /// Reports the initial state (health, baseline progress).
   public func start() {
     queue.async { self.report(now: nil, windowsAdded: true) }
-    scheduleTick()
   }
 
-  /// Hands over rows without waiting.
+  /// Hands over rows without waiting. Windows are taken at once; beat intervals alone wait for their commit time.
   public func submit(records: [MeasurementRecord], ibis: [IBIRecord]) {
     guard !records.isEmpty || !ibis.isEmpty else { return }
-    let schedule = inbox.withLock { inbox -> Bool in
-      guard !inbox.closed else { return false }
+    let now = clock.reading().monotonic
+    let (drainNow, timer) = inbox.withLock { inbox -> (Bool, (deadline: Double, generation: Int)?) in
+      guard !inbox.closed else { return (false, nil) }
       inbox.records.append(contentsOf: records)
       inbox.ibis.append(contentsOf: ibis)
+      if inbox.pendingSince == nil { inbox.pendingSince = now }
       let extraRecords = inbox.records.count - Self.inboxLimit
       if extraRecords > 0 {
         inbox.records.removeFirst(extraRecords)
@@ -102,10 +114,14 @@ public final class StoreStage: Sendable {
       }
       let extraIBIs = inbox.ibis.count - Self.inboxLimit * 10
       if extraIBIs > 0 { inbox.ibis.removeFirst(extraIBIs) }
-      defer { inbox.scheduled = true }
-      return !inbox.scheduled
+      if !records.isEmpty {
+        defer { inbox.scheduled = true }
+        return (!inbox.scheduled, nil)
+      }
+      return (false, Self.armIfSooner(&inbox, at: inbox.pendingSince! + flushSeconds))
     }
-    if schedule { queue.async { self.drain() } }
+    if drainNow { queue.async { self.drain() } }
+    if let timer { arm(timer) }
   }
 
   /// Rows handed over and not yet appended to the writer (the sampling loop waits on this at `--speed max`).
@@ -137,32 +153,58 @@ public final class StoreStage: Sendable {
   // MARK: - Private (store queue)
 
   private func drain() {
-    let (records, ibis) = inbox.withLock { inbox -> ([MeasurementRecord], [IBIRecord]) in
+    let (records, ibis, since) = inbox.withLock { inbox -> ([MeasurementRecord], [IBIRecord], Double?) in
       defer {
         inbox.records.removeAll(keepingCapacity: true)
         inbox.ibis.removeAll(keepingCapacity: true)
+        inbox.pendingSince = nil
         inbox.scheduled = false
       }
-      return (inbox.records, inbox.ibis)
+      return (inbox.records, inbox.ibis, inbox.pendingSince)
     }
     inbox.withLock { $0.writing = true }
-    if !ibis.isEmpty { writer.append(ibis) }
-    for record in records { writer.append(record) }
+    if !ibis.isEmpty { writer.append(ibis, since: since) }
+    for record in records { writer.append(record, since: since) }
     inbox.withLock { $0.writing = false }
     report(now: records.last?.windowEnd, windowsAdded: !records.isEmpty)
+    armForWriter()
   }
 
-  /// The flush timer: a re-armed one-shot on the store queue, so it never runs concurrently with a drain and stops
-  /// by itself once the stage is closed.
-  private func scheduleTick() {
-    queue.asyncAfter(deadline: .now() + Self.flushCheckSeconds) { [weak self] in
-      guard let self, !self.inbox.withLock({ $0.closed }) else { return }
-      self.inbox.withLock { $0.writing = true }
-      self.writer.flushIfDue()
-      self.inbox.withLock { $0.writing = false }
-      self.report(now: nil, windowsAdded: false)
-      self.scheduleTick()
+  /// The commit timer fired: take what waits in the hand-over, commit what is due, and arm the next one only if
+  /// something is still buffered.
+  private func timerFired(generation: Int) {
+    let current = inbox.withLock { inbox -> Bool in
+      guard !inbox.closed, inbox.timerGeneration == generation else { return false }
+      inbox.timerDeadline = nil
+      return true
     }
+    guard current else { return }
+    drain()
+    inbox.withLock { $0.writing = true }
+    writer.flushIfDue()
+    inbox.withLock { $0.writing = false }
+    report(now: nil, windowsAdded: false)
+    armForWriter()
+  }
+
+  /// Arms the timer for the writer's next commit or retry (store queue).
+  private func armForWriter() {
+    guard let due = writer.nextFlushDue else { return }
+    if let timer = inbox.withLock({ inbox in Self.armIfSooner(&inbox, at: due) }) { arm(timer) }
+  }
+
+  /// A new timer for `deadline` unless one at or before it is armed (the later one is then stale).
+  private static func armIfSooner(_ inbox: inout Inbox, at deadline: Double) -> (deadline: Double, generation: Int)? {
+    guard !inbox.closed else { return nil }
+    if let armed = inbox.timerDeadline, armed <= deadline { return nil }
+    inbox.timerGeneration += 1
+    inbox.timerDeadline = deadline
+    return (deadline, inbox.timerGeneration)
+  }
+
+  private func arm(_ timer: (deadline: Double, generation: Int)) {
+    let delay = max(0, timer.deadline - clock.reading().monotonic)
+    queue.asyncAfter(deadline: .now() + delay) { [weak self] in self?.timerFired(generation: timer.generation) }
   }
 
   /// Refreshes the baseline after new windows and reports what changed (only then: no callback per tick).

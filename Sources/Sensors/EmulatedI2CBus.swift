@@ -1,4 +1,5 @@
 import LinuxIO
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -67,6 +68,8 @@ public final class EmulatedI2CBus: I2CBus {
 
   public func readRegisters(address: UInt8, register: UInt8, count: Int) throws(DeviceError) -> [UInt8] {
     let (device, fault) = try begin(address: address, register: register, operation: "read of \(count) bytes")
+    let started = Self.threadCPUNanoseconds()
+    defer { Self.account(since: started) }
     device.receive([register])
     if case .busError(let afterBytes)? = fault {
       _ = device.transmit(count: min(afterBytes, count))
@@ -77,12 +80,38 @@ public final class EmulatedI2CBus: I2CBus {
 
   public func writeRegisters(address: UInt8, register: UInt8, bytes: [UInt8]) throws(DeviceError) {
     let (device, fault) = try begin(address: address, register: register, operation: "write to register \(hex(register))")
+    let started = Self.threadCPUNanoseconds()
+    defer { Self.account(since: started) }
     if case .busError(let afterBytes)? = fault {
       // A register write takes effect only when all its bytes arrived.
       if afterBytes > bytes.count { device.receive([register] + bytes) }
       throw failure(EIO, address: address, operation: "write to register \(hex(register))")
     }
     device.receive([register] + bytes)
+  }
+
+  // MARK: - The emulators' own cost
+
+  /// CPU time spent inside emulated devices so far, all buses of this process (the emulators compute what they
+  /// return when asked, on the caller's thread); nil when no emulated transfer has run. `scripts/bench-daemon`
+  /// takes it out of the daemon's CPU figure: a real sensor does that work in silicon.
+  public static var deviceCPUNanoseconds: Int64? {
+    let total = deviceCPU.load(ordering: .relaxed)
+    return total < 0 ? nil : total
+  }
+
+  private static let deviceCPU = Atomic<Int64>(-1)
+
+  private static func threadCPUNanoseconds() -> Int64 {
+    var time = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+    return Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
+  }
+
+  private static func account(since started: Int64) {
+    let spent = max(0, threadCPUNanoseconds() - started)
+    _ = deviceCPU.compareExchange(expected: -1, desired: 0, ordering: .relaxed)
+    deviceCPU.add(spent, ordering: .relaxed)
   }
 
   // MARK: - Private

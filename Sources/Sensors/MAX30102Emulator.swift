@@ -1,6 +1,12 @@
 import Config
 import Synchronization
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// A register-level MAX3010x at 0x57 for tests and the simulated board: the real register map, a 32-sample FIFO
 /// with write/read pointers that advance on the injected clock, OVF_COUNTER, A_FULL, reset, shutdown, die
 /// temperature, and samples made by `EmulatedFinger` optics from a recorded pulse wave, at the configured ADC
@@ -14,25 +20,6 @@ import Synchronization
 /// source on another task reads it.
 public final class MAX30102Emulator: EmulatedI2CDevice, @unchecked Sendable {
   // MARK: - Types
-
-  public struct Options: Sendable {
-    public var part: SensorPart = .max30102
-    public var partID: UInt8 = MAX30102Bits.expectedPartID
-    public var revisionID: UInt8 = 0x03
-    /// A clone board with LED1 wired to the IR LED and LED2 to the red one.
-    public var ledsSwapped = false
-    /// Fractional error of the part's oscillator: +0.02 makes samples come 2 % fast.
-    public var oscillatorError = 0.0
-    public var dieTemperature = 30.5
-    public var finger = EmulatedFinger()
-    public var junkInUnusedBits = true
-    /// Keep every sample pushed into the FIFO in `log`, for tests.
-    public var logsSamples = false
-    /// Time the RESET bit stays set (the datasheet gives none; the part is quick).
-    public var resetDuration: Int64 = 1_000_000
-
-    public init() {}
-  }
 
   /// One sample the emulator pushed into its FIFO: its index on the timeline (dropped samples count) and the
   /// 18-bit value of each physical colour (nil when that LED is not sampled).
@@ -49,6 +36,8 @@ public final class MAX30102Emulator: EmulatedI2CDevice, @unchecked Sendable {
   public private(set) var options: Options
   private let clock: any SensorClock
   private let poweredOnAt: Int64
+  /// When transfers start to hang (`Options.stallAfter`), on the injected clock.
+  private let stallsAt: Int64?
   /// Guards all mutable state below.
   private let lock = Mutex(())
 
@@ -79,7 +68,9 @@ public final class MAX30102Emulator: EmulatedI2CDevice, @unchecked Sendable {
     self.waveform = waveform
     self.clock = clock
     self.options = options
-    poweredOnAt = clock.now()
+    let now = clock.now()
+    poweredOnAt = now
+    stallsAt = options.stallAfter.map { now + $0 }
   }
 
   // MARK: - Public: the world outside the registers
@@ -110,11 +101,19 @@ public final class MAX30102Emulator: EmulatedI2CDevice, @unchecked Sendable {
   // MARK: - EmulatedI2CDevice
 
   public func receive(_ bytes: [UInt8]) {
+    stallIfDue()
     lock.withLock { _ in receiveLocked(bytes) }
   }
 
   public func transmit(count: Int) -> [UInt8] {
-    lock.withLock { _ in transmitLocked(count: count) }
+    stallIfDue()
+    return lock.withLock { _ in transmitLocked(count: count) }
+  }
+
+  /// Past `options.stallAfter`, the calling thread never comes back (it sleeps, costing nothing).
+  private func stallIfDue() {
+    guard let stallsAt, clock.now() >= stallsAt else { return }
+    while true { _ = sleep(3_600) }
   }
 
   private func receiveLocked(_ bytes: [UInt8]) {

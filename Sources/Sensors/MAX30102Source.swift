@@ -1,7 +1,7 @@
 import Logging
 
-/// A MAX3010x as a `PulseSource`: polls the FIFO a few times per FIFO length, hands out the samples as blocks,
-/// and runs the automatic LED current control and the no-finger check on them.
+/// A MAX3010x as a `PulseSource`: polls the FIFO once or a few times per FIFO length, hands out the samples as
+/// blocks, and runs the automatic LED current control and the no-finger check on them.
 public actor MAX30102Source: PulseSource {
   // MARK: - Properties
 
@@ -16,10 +16,18 @@ public actor MAX30102Source: PulseSource {
   private var nextPoll: Int64 = 0
   private let logger = Logger(label: "stressmon.sensors")
 
-  /// Poll interval: a quarter of the FIFO's 32 samples, so that a late wake-up of a whole interval still leaves
-  /// room, and never longer than 100 ms (blocks reach the detector promptly).
+  /// How often the FIFO is read.
+  public nonisolated let polling: FIFOPolling
+
+  /// Poll interval in nanoseconds: `.prompt`, a quarter of the FIFO's 32 samples, so that a late wake-up of a
+  /// whole interval still leaves room, and never longer than 100 ms (blocks reach the detector promptly);
+  /// `.sparse`, three quarters of it (240 ms at 100 samples/s), a quarter left for a late wake-up.
   public nonisolated var pollInterval: Int64 {
-    min(100_000_000, Int64(8e9 / info.sampleRateHz))
+    let fifo = Double(MAX30102Bits.fifoDepth) / info.sampleRateHz * 1e9
+    switch polling {
+    case .prompt: return min(100_000_000, Int64(fifo / 4))
+    case .sparse: return Int64(fifo * 3 / 4)
+    }
   }
 
   // MARK: - Initialization
@@ -27,10 +35,11 @@ public actor MAX30102Source: PulseSource {
   /// `kind` names the source in `info` ("max30102", "emulated max30102").
   public init(
     bus: sending any I2CBus, configuration: MAX30102Configuration, clock: any SensorClock,
-    kind: String? = nil
+    kind: String? = nil, polling: FIFOPolling = .prompt
   ) {
     driver = MAX30102Driver(bus: bus, configuration: configuration, clock: clock)
     self.clock = clock
+    self.polling = polling
     controller = LEDCurrentController(sampleRateHz: configuration.effectiveSampleRateHz)
     var channels = ["ir", "red"]
     if configuration.leds == 3 { channels.append("green") }
@@ -92,4 +101,13 @@ public actor MAX30102Source: PulseSource {
 
   /// Die temperature in °C.
   public func temperature() async throws(SensorError) -> Double { try await driver.readTemperature() }
+}
+
+/// How often a MAX3010x source reads its 32-sample FIFO.
+public enum FIFOPolling: String, Sendable, Equatable {
+  /// Every quarter of the FIFO, at most 100 ms apart: blocks reach the detector promptly (desk, `record`).
+  case prompt
+  /// Every three quarters of the FIFO (240 ms at 100 samples/s): the fewest wake-ups that still leave a quarter of
+  /// the FIFO for a late one (wearable, on a battery).
+  case sparse
 }

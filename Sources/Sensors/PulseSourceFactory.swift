@@ -35,11 +35,17 @@ public struct PulseSourceOptions: Sendable {
   public var clock: (any SensorClock)?
   /// Settings of the emulated MAX3010x (sim board); the part and recording come from the board file.
   public var emulator: MAX30102Emulator.Options
+  /// How often a MAX3010x's FIFO is read.
+  public var polling: FIFOPolling
 
-  public init(pacing: Pacing = .realtime, clock: (any SensorClock)? = nil, emulator: MAX30102Emulator.Options = .init()) {
+  public init(
+    pacing: Pacing = .realtime, clock: (any SensorClock)? = nil, emulator: MAX30102Emulator.Options = .init(),
+    polling: FIFOPolling = .prompt
+  ) {
     self.pacing = pacing
     self.clock = clock
     self.emulator = emulator
+    self.polling = polling
   }
 }
 
@@ -55,7 +61,8 @@ public enum PulseSourceFactory {
       // The bus holds the emulator.
       let (bus, _) = try emulatedBus(for: board, clock: clock, options: options.emulator)
       return MAX30102Source(
-        bus: bus, configuration: configuration, clock: clock, kind: "emulated \(configuration.part.rawValue)")
+        bus: bus, configuration: configuration, clock: clock, kind: "emulated \(configuration.part.rawValue)",
+        polling: options.polling)
     }
     guard let i2c = board.i2c else {
       throw .invalidSettings(location: board.path, message: "the board has no [i2c] section for its \(sensor.part.rawValue)")
@@ -65,7 +72,7 @@ public enum PulseSourceFactory {
       let configuration = try MAX30102Configuration(board: sensor)
       let bus: LinuxI2CBus
       do { bus = try LinuxI2CBus(path: i2c.device) } catch { throw .device(error) }
-      return MAX30102Source(bus: bus, configuration: configuration, clock: clock)
+      return MAX30102Source(bus: bus, configuration: configuration, clock: clock, polling: options.polling)
     }
     if sensor.part.isADS1x15 {
       let configuration = try ADS1x15Configuration(board: sensor)
@@ -103,6 +110,7 @@ public enum PulseSourceFactory {
     }
     var options = options
     options.part = sensor.emulates ?? .max30102
+    if let seconds = sensor.stallAfterSeconds { options.stallAfter = Int64(seconds * 1e9) }
     let emulator = MAX30102Emulator(waveform: try PulseWaveform(recordingAt: recording), clock: clock, options: options)
     let bus = EmulatedI2CBus(path: "emulated bus (\(board.name))")
     bus.attach(emulator, at: sensor.address)

@@ -114,29 +114,42 @@ public final class StoreWriter: Sendable {
 
   // MARK: - Public
 
-  /// Buffers one window result; commits if a flush is due. Returns the health after it.
+  /// Buffers one window result; commits if a flush is due. Returns the health after it. `since`: when the row
+  /// was produced (monotonic seconds of the writer's clock), if it waited in a hand-over before; default now.
   @discardableResult
-  public func append(_ record: MeasurementRecord) -> Health {
+  public func append(_ record: MeasurementRecord, since: Double? = nil) -> Health {
     state.withLock { state in
       guard !record.id.isEmpty, record.windowEnd.isFinite, record.monotonicEnd.isFinite else {
         Self.logger.error("dropped a measurement with an empty id or non-finite time", metadata: ["id": "\(record.id)"])
         return state.snapshot
       }
-      if state.measurements.isEmpty && state.ibis.isEmpty { state.oldestBuffered = clock.reading().monotonic }
+      noteBuffered(&state, since: since)
       state.measurements.append(record)
       return flush(&state, force: false)
     }
   }
 
-  /// Buffers clean IBIs; commits if a flush is due.
+  /// Buffers clean IBIs; commits if a flush is due. `since` as for a measurement.
   @discardableResult
-  public func append(_ ibis: [IBIRecord]) -> Health {
+  public func append(_ ibis: [IBIRecord], since: Double? = nil) -> Health {
     state.withLock { state in
       let valid = ibis.filter { $0.wall.isFinite && $0.monotonic.isFinite && $0.ibiMs.isFinite }
       guard !valid.isEmpty else { return state.snapshot }
-      if state.measurements.isEmpty && state.ibis.isEmpty { state.oldestBuffered = clock.reading().monotonic }
+      noteBuffered(&state, since: since)
       state.ibis.append(contentsOf: valid)
       return flush(&state, force: false)
+    }
+  }
+
+  /// When `flushIfDue()` will next have something to do (monotonic seconds of the writer's clock): the oldest
+  /// buffered row's deadline, or the next retry while the store fails; nil when nothing is buffered. A caller
+  /// that arms its timer for this instant, rather than ticking, wakes only when there is work.
+  public var nextFlushDue: Double? {
+    state.withLock { state in
+      guard !state.measurements.isEmpty || !state.ibis.isEmpty, let oldest = state.oldestBuffered else { return nil }
+      let due = oldest + policy.maxDelaySeconds
+      guard state.health.failingSince != nil, let last = state.lastAttempt else { return due }
+      return max(due, last + policy.retryIntervalSeconds)
     }
   }
 
@@ -182,6 +195,16 @@ public final class StoreWriter: Sendable {
   }
 
   // MARK: - Private
+
+  /// The first row into an empty buffer starts its clock (at `since` if it was produced earlier).
+  private func noteBuffered(_ state: inout WriterState, since: Double?) {
+    let now = clock.reading().monotonic
+    guard state.measurements.isEmpty && state.ibis.isEmpty else {
+      if let since, let oldest = state.oldestBuffered { state.oldestBuffered = min(oldest, since) }
+      return
+    }
+    state.oldestBuffered = min(now, since ?? now)
+  }
 
   private func flush(_ state: inout WriterState, force: Bool) -> Health {
     let reading = clock.reading()

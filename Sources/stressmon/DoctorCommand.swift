@@ -139,7 +139,7 @@ struct DoctorCommand: AsyncParsableCommand {
     var lines: [(String, GPIOLineID)] = board.leds.lines.enumerated().map { ("LED \($0.offset + 1)", $0.element) }
     if board.epaper.panel != .none {
       for (role, line) in [("e-paper DC", board.epaper.dc), ("e-paper RST", board.epaper.rst),
-                           ("e-paper BUSY", board.epaper.busy)] {
+                           ("e-paper BUSY", board.epaper.busy), ("e-paper PWR", board.epaper.pwr)] {
         if let line { lines.append((role, line)) }
       }
     }
@@ -162,7 +162,9 @@ struct DoctorCommand: AsyncParsableCommand {
     defer { chip.close() }
     let (chipName, lineCount) = chip.chipInfo() ?? (label, 0)
     var checks = [DiagnosticCheck(
-      name: "gpio chip", status: .pass, detail: "'\(label)' is /dev/\(chipName) with \(lineCount) lines")]
+      name: "gpio chip", status: .pass,
+      detail: "'\(label)' is \(chip.devicePath) (\(chipName)) with \(lineCount) lines, "
+        + "libgpiod \(GPIODChip.backend.version)")]
     for (role, reference) in lines {
       guard let info = chip.inspect(reference) else {
         checks.append(DiagnosticCheck(
@@ -170,16 +172,30 @@ struct DoctorCommand: AsyncParsableCommand {
           fix: "check the board file's line names against 'gpioinfo \(chipName)'"))
         continue
       }
+      let found = Self.describe(reference, info)
       if info.inUse {
         let consumer = info.consumer ?? "another program"
         checks.append(DiagnosticCheck(
-          name: "gpio line", status: .fail, detail: "\(role): \(reference) is in use by \(consumer)",
+          name: "gpio line", status: .fail, detail: "\(role): \(found) is in use by \(consumer)",
           fix: "stop \(consumer) or pick a free line ('gpioinfo \(chipName)')"))
       } else {
-        checks.append(DiagnosticCheck(name: "gpio line", status: .pass, detail: "\(role): \(reference) is free"))
+        checks.append(DiagnosticCheck(name: "gpio line", status: .pass, detail: "\(role): \(found) is free"))
       }
     }
     return checks
+  }
+
+  /// How a board file's line was found: by name, by offset, or (Pi 5 on a 6.1 kernel, whose RP1 lines are named
+  /// after header pins) `GPIOn` as offset n, with the kernel's own name for it.
+  static func describe(_ reference: GPIOLineID, _ info: GPIOLineInfo) -> String {
+    switch info.resolution {
+    case .bcmFallback(let name, let offset):
+      let kernelName = info.kernelName.isEmpty ? "no name" : "'\(info.kernelName)'"
+      return "'\(name)' is not a line name on this kernel; using offset \(offset) (BCM GPIO\(offset), named "
+        + "\(kernelName) here)"
+    default:
+      return "\(reference)"
+    }
   }
 
   // MARK: - Panel

@@ -11,9 +11,12 @@ import Musl
 @main
 enum Main {
   static func main() async {
+    let level = LogSetup.levelFromEnvironment()
+    let journal = JournalLogHandler.stderrIsJournal()
     LoggingSystem.bootstrap { label in
+      if journal { return JournalLogHandler(label: label, level: level) }
       var handler = StreamLogHandler.standardError(label: label)
-      handler.logLevel = LogSetup.levelFromEnvironment()
+      handler.logLevel = level
       return handler
     }
     do {

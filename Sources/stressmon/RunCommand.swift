@@ -1,6 +1,7 @@
 import ArgumentParser
 import Config
 import Dispatch
+import Logging
 import Monitor
 import Store
 import StressModel
@@ -104,8 +105,11 @@ struct RunCommand: AsyncParsableCommand {
     let seconds = try duration.map {
       try NumericOption.parse($0, flag: "--duration", unit: "s", range: Self.durationRange)
     }
-    let monitor = Monitor(configuration: configuration, board: loaded, speed: runSpeed, durationSeconds: seconds)
-    let signals = Self.stopOnSignals { name in monitor.stop(reason: name) }
+    var environment = MonitorEnvironment()
+    environment.service = ServiceNotifier.fromEnvironment()
+    let monitor = Monitor(
+      configuration: configuration, board: loaded, speed: runSpeed, durationSeconds: seconds, environment: environment)
+    let signals = Self.stopOnSignals { name in monitor.stop(reason: name) } + [reloadOnHangUp(running: configuration)]
     defer { signals.forEach { $0.cancel() } }
     let printer = RunEventPrinter(json: json)
     let summary: MonitorSummary
@@ -156,6 +160,41 @@ struct RunCommand: AsyncParsableCommand {
       throw CLIFailure.usage("--speed must be realtime, max or a factor such as 10 (at most 1000), got '\(speed)'")
     }
     return parsed
+  }
+
+  /// SIGHUP (`systemctl reload stressmon`): reads the configuration file again and checks it; the running daemon is
+  /// neither stopped nor changed. The log says whether the file is valid and which sections differ from the
+  /// running configuration, which then take effect with a restart (`systemctl restart stressmon`).
+  private func reloadOnHangUp(running: MonitorConfiguration) -> any DispatchSourceSignal {
+    signal(SIGHUP, SIG_IGN)
+    let source = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .global())
+    let command = self
+    source.setEventHandler {
+      let logger = Logger(label: "stressmon.run")
+      guard command.config != nil else {
+        logger.notice("SIGHUP: no configuration file (--config) to read again; still running")
+        return
+      }
+      do {
+        let reread = try command.resolvedConfiguration()
+        let changed = running.changedSections(comparedTo: reread)
+        if changed.isEmpty {
+          logger.notice("SIGHUP: configuration read again: unchanged; still running")
+        } else {
+          let sections = changed.map { "[\($0)]" }.joined(separator: ", ")
+          logger.notice("""
+            SIGHUP: configuration read again: \(sections) changed; still running with the old settings: restart \
+            to apply them (systemctl restart stressmon)
+            """)
+        }
+      } catch let failure as CLIFailure {
+        logger.error("SIGHUP: the configuration has an error; still running with the old one: \(failure.message)")
+      } catch {
+        logger.error("SIGHUP: cannot read the configuration; still running with the old one: \(error)")
+      }
+    }
+    source.resume()
+    return source
   }
 
   /// SIGINT and SIGTERM stop the run gracefully; a second one exits at once (the first is still being handled).

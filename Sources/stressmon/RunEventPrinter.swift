@@ -313,6 +313,7 @@ final class RunEventPrinter: Sendable {
       o.integer("dropped_display_updates", summary.droppedDisplayUpdates)
       o.integer("dropped_events", summary.droppedEvents)
       o.integer("kiosk_polls", summary.kioskPolls)
+      o.number("emulator_cpu_ms", summary.emulatorCPUMilliseconds)
     }
     return o.text
   }

@@ -13,10 +13,19 @@ struct EmulatedPanel {
   let emulator: EPaperEmulator
   let driver: EPaperDriver
 
-  init(_ model: EPaperModel, busyTimeoutMilliseconds: Int64 = EPaperDriver.defaultBusyTimeoutMilliseconds) {
-    emulator = EPaperEmulator(model: model, clock: clock)
-    driver = EPaperDriver(model: model, spi: emulator.spi, dataCommand: emulator.dataCommand, reset: emulator.reset,
-                          busy: emulator.busy, clock: clock, busyTimeoutMilliseconds: busyTimeoutMilliseconds)
+  /// - Parameters:
+  ///   - powerSwitched: the panel has the HAT rev 2.x PWR switch (off until raised);
+  ///   - wirePower: whether the driver is given that line (false: a board file without `pwr`);
+  ///   - busy: the BUSY line the driver reads (default: the panel's own).
+  init(
+    _ model: EPaperModel, busyTimeoutMilliseconds: Int64 = EPaperDriver.defaultBusyTimeoutMilliseconds,
+    powerSwitched: Bool = false, wirePower: Bool = true, busy: (any GPIOLine)? = nil
+  ) {
+    emulator = EPaperEmulator(model: model, clock: clock, powerSwitched: powerSwitched)
+    driver = EPaperDriver(
+      model: model, spi: emulator.spi, dataCommand: emulator.dataCommand, reset: emulator.reset,
+      busy: busy ?? emulator.busy, power: powerSwitched && wirePower ? emulator.power : nil, clock: clock,
+      busyTimeoutMilliseconds: busyTimeoutMilliseconds)
   }
 
   static func frame(_ category: StressCategory?, model: EPaperModel, level: Double? = nil, hrv: Double = 42) -> Bitmap {

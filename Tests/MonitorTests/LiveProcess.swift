@@ -15,13 +15,25 @@ final class LiveProcess {
   private let process: Process
   private let collected = Output()
 
-  init(_ arguments: [String], workingDirectory: String) throws {
+  /// - Parameters:
+  ///   - environment: variables added to this process's environment for the child.
+  ///   - journalStream: set `JOURNAL_STREAM` to the child's stderr pipe, as systemd does for the journal.
+  init(
+    _ arguments: [String], workingDirectory: String, environment: [String: String] = [:], journalStream: Bool = false
+  ) throws {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: CLIRunner.productsDirectory + "/stressmon")
     process.arguments = arguments
     process.currentDirectoryURL = URL(fileURLWithPath: workingDirectory)
     let out = Pipe()
     let err = Pipe()
+    var variables = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+    if journalStream {
+      var status = stat()
+      fstat(err.fileHandleForWriting.fileDescriptor, &status)
+      variables["JOURNAL_STREAM"] = "\(status.st_dev):\(status.st_ino)"
+    }
+    process.environment = variables
     process.standardOutput = out
     process.standardError = err
     process.standardInput = FileHandle.nullDevice

@@ -19,4 +19,8 @@ int stressmon_clock_synchronised(void);
 /// Boot-relative monotonic time in nanoseconds (CLOCK_BOOTTIME: keeps counting across suspend).
 int64_t stressmon_boottime_ns(void);
 
+/// Names the calling thread (at most 15 bytes show) for `top -H` and /proc/PID/task/TID/comm: prctl(PR_SET_NAME)
+/// (pthread_setname_np needs _GNU_SOURCE, which Swift's Glibc module does not set). Returns 0 or -errno.
+int stressmon_name_thread(const char *name);
+
 #endif
