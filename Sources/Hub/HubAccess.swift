@@ -113,7 +113,7 @@ final class HubAccess: Sendable {
         .unauthorized, "unauthorized", "unknown or revoked token; create one with 'stressmon-hub token create'",
         headers: [.wwwAuthenticate: challenge])
     }
-    try await touch(credential)
+    touch(credential)
     return (credential, presented, hash)
   }
 
@@ -168,8 +168,9 @@ final class HubAccess: Sendable {
       headers: [.retryAfter: "\(seconds)"])
   }
 
-  /// Writes the token's last use: the first time, then at most once a minute.
-  private func touch(_ credential: Credential) async throws {
+  /// Writes the token's last use: the first time, then at most once a minute, in the background, so that no read
+  /// waits for a write (with synchronous=FULL a write waits for the disk).
+  private func touch(_ credential: Credential) {
     let now = options.now()
     let due = touched.withLock { touched -> Bool in
       guard now - (touched[credential.tokenId] ?? -.infinity) >= Self.touchInterval else { return false }
@@ -177,10 +178,13 @@ final class HubAccess: Sendable {
       return true
     }
     guard due else { return }
-    do {
-      try await storage.touchToken(id: credential.tokenId, at: now)
-    } catch {
-      logger.warning("could not record a token's last use", metadata: ["token": "\(credential.tokenId)", "error": "\(error)"])
+    Task { [storage, logger] in
+      do {
+        try await storage.touchToken(id: credential.tokenId, at: now)
+      } catch {
+        logger.warning(
+          "could not record a token's last use", metadata: ["token": "\(credential.tokenId)", "error": "\(error)"])
+      }
     }
   }
 }

@@ -96,7 +96,13 @@ enum HubPrivacyCheck: String, CaseIterable, Sendable, CustomTestStringConvertibl
       #expect(before?.kind == .reader && before?.deviceId == device && before?.lastUsedAt == nil)
       #expect(created.id == HubTokens.id(forHash: HubTokens.hash(created.token)))
       #expect(try await api.get(SyncAPI.latestPath(device: device), auth: .token(created.token)).status == .ok)
-      let used = try await storage.tokens().first { $0.id == created.id }
+      // The last use is written in the background (a read never waits for a write): it lands within seconds
+      var used: TokenInfo?
+      for _ in 0..<200 {
+        used = try await storage.tokens().first { $0.id == created.id }
+        if used?.lastUsedAt != nil { break }
+        try await Task.sleep(for: .milliseconds(25))
+      }
       #expect(used?.lastUsedAt != nil && (used?.lastUsedAt ?? 0) >= now - 5)
       #expect(try await storage.revokeToken(id: created.id))
       #expect(try await !storage.revokeToken(id: created.id))

@@ -15,7 +15,7 @@ struct SyncCommandTests {
     let storage = try await SyncEndToEndTests.makeStorage(directory)
     let outbox = directory.file("outbox")
     try FileOutbox(directory: outbox).add(try MeasurementFixtures.records(device: "cli-desk", count: 20))
-    let tokenFile = try directory.write("token", String(repeating: "a", count: 64))
+    let tokenFile = try directory.writePrivate("token", String(repeating: "a", count: 64))
     let hub = LiveHub(storage: storage)
     try await hub.start()
     let result = try await runCLI([
@@ -32,7 +32,7 @@ struct SyncCommandTests {
   static func hubStorage(_ directory: TemporaryDirectory) async throws -> (SQLiteHubStorage, String) {
     let storage = try await SyncEndToEndTests.makeStorage(directory)
     let token = try await HubTokens.create(deviceId: "cli-desk", storage: storage, now: Date().timeIntervalSince1970)
-    return (storage, try directory.write("token", token))
+    return (storage, try directory.writePrivate("token", token))
   }
 
   @Test("a row the hub rejects is quarantined and --status shows why; the others are uploaded")
@@ -107,7 +107,7 @@ struct SyncCommandTests {
   func usageErrors() async throws {
     let directory = try TemporaryDirectory("sync-cli")
     defer { directory.remove() }
-    let tokenFile = try directory.write("token", "abc")
+    let tokenFile = try directory.writePrivate("token", "abc")
     let outbox = directory.file("outbox")
     let plain = try await runCLI(["sync", "--once", "--outbox", outbox, "--hub", "http://127.0.0.1:9", "--token-file", tokenFile])
     #expect(plain.status == 64)

@@ -51,7 +51,7 @@ struct TLSSyncTests {
   {
     let storage = try await SyncEndToEndTests.makeStorage(directory)
     let token = try await HubTokens.create(deviceId: "tls-desk", storage: storage, now: Date().timeIntervalSince1970)
-    let tokenFile = try directory.write("token", token)
+    let tokenFile = try directory.writePrivate("token", token)
     let outbox = directory.file("outbox")
     try FileOutbox(directory: outbox).add(try MeasurementFixtures.records(device: "tls-desk", count: rows))
     let tls = try HubTLSFiles(certificateChain: directory.file("server.pem"), privateKey: directory.file("server.key"))

@@ -100,7 +100,7 @@ struct KioskModeTests {
     -> (summary: MonitorSummary, log: EventLog, panelImage: String)
   {
     var run = try SimulatedRun("kiosk-\(label)")
-    run.configuration.kiosk.tokenFile = try run.directory.write("kiosk.token", token + "\n")
+    run.configuration.kiosk.tokenFile = try run.directory.writePrivate("kiosk.token", token + "\n")
     run.configuration.device.mode = .kiosk
     run.configuration.kiosk.device = device
     run.configuration.kiosk.hub = hub

@@ -15,7 +15,12 @@ public struct TemporaryDirectory: Sendable {
   public func write(_ name: String, _ text: String) throws -> String {
     let full = file(name)
     try Data(text.utf8).write(to: URL(fileURLWithPath: full))
-    // Private like every file a test makes: token files readable by others are refused.
+    return full
+  }
+
+  /// Writes a file only its owner may read (0600), as a token file must be: stressmon refuses one others can read.
+  public func writePrivate(_ name: String, _ text: String) throws -> String {
+    let full = try write(name, text)
     try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: full)
     return full
   }
