@@ -1,12 +1,14 @@
+import SQLite
+
 /// The hub's SQLite schema, as numbered migrations (`PRAGMA user_version`), each in one transaction, so a hub
 /// file of any earlier version opens and is brought up to date.
 enum SQLiteHubSchema {
   static let version: Int64 = 2
 
   static func migrate(_ connection: SQLiteConnection) throws {
-    try SQLiteHubStorage.transaction(connection) {
+    try connection.transaction {
       var current: Int64 = 0
-      try connection.query("PRAGMA user_version", []) { current = $0.integer(0) }
+      try connection.query("PRAGMA user_version", []) { current = $0.int64(0) }
       guard current <= version else {
         throw HubStorageError(
           "the hub database is of schema \(current), newer than this stressmon-hub (\(version)); upgrade the hub")

@@ -1,3 +1,4 @@
+import SQLite
 import SyncWire
 
 /// Tokens in the SQLite hub: looked up on a reader connection (every request does it), written on the writer.
@@ -18,17 +19,17 @@ extension SQLiteHubStorage {
 
   public func addToken(_ token: StoredToken) async throws {
     try await write { connection in
-      try Self.transaction(connection) {
+      try connection.transaction {
         try connection.query(
           "INSERT INTO tokens (token_hash, id, kind, device_id, created_at) VALUES (?, ?, ?, ?, ?)",
           [
             .text(token.hash), .text(token.id), .text(token.kind.rawValue), token.deviceId.map { .text($0) } ?? .null,
-            .double(token.createdAt),
+            .real(token.createdAt),
           ])
         if token.kind == .device, let device = token.deviceId {
           try connection.query(
             "INSERT OR IGNORE INTO devices (device_id, first_seen_at) VALUES (?, ?)",
-            [.text(device), .double(token.createdAt)])
+            [.text(device), .real(token.createdAt)])
         }
       }
     }
@@ -57,7 +58,7 @@ extension SQLiteHubStorage {
   public func revokeToken(id: String) async throws -> Bool {
     try await write { connection in
       var found: Int64 = 0
-      try connection.query("SELECT COUNT(*) FROM tokens WHERE id = ?", [.text(id)]) { found = $0.integer(0) }
+      try connection.query("SELECT COUNT(*) FROM tokens WHERE id = ?", [.text(id)]) { found = $0.int64(0) }
       try connection.query("DELETE FROM tokens WHERE id = ?", [.text(id)])
       return found > 0
     }
@@ -67,7 +68,7 @@ extension SQLiteHubStorage {
     try await write { connection in
       try connection.query(
         "UPDATE tokens SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)",
-        [.double(at), .text(id), .double(at)])
+        [.real(at), .text(id), .real(at)])
     }
   }
 }

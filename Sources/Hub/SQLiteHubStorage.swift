@@ -2,10 +2,11 @@ import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
+import SQLite
 import SyncWire
 
-/// The default hub storage: one SQLite file in WAL mode, through the system libsqlite3 (the `CSQLite` module the
-/// device's store uses too: one SQLite, no second amalgamation to compile).
+/// The default hub storage: one SQLite file in WAL mode, through the system libsqlite3 and the `SQLite` wrapper the
+/// device's store uses too (one wrapper, no second amalgamation to compile).
 ///
 /// Durability: `synchronous=FULL` and one transaction per batch, so a batch the hub has acknowledged survives a
 /// power cut (the device deletes its copy on the acknowledgement and never resends it).
@@ -33,13 +34,17 @@ public final class SQLiteHubStorage: HubStorage, @unchecked Sendable {
   public init(path: String, readers: Int = 2) throws {
     self.path = path
     try Self.createPrivately(path)
-    writer = try SQLiteConnection(path: path)
-    try writer.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;")
     let readerCount = max(1, readers)
-    idleReaders = try (0..<readerCount).map { _ in
-      let connection = try SQLiteConnection(path: path)
-      try connection.execute("PRAGMA query_only=1;")
-      return connection
+    do {
+      writer = try Self.open(path)
+      try writer.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;")
+      idleReaders = try (0..<readerCount).map { _ in
+        let connection = try Self.open(path)
+        try connection.execute("PRAGMA query_only=1;")
+        return connection
+      }
+    } catch let error as SQLiteError {
+      throw HubStorageError("cannot open the hub database \(path): \(error.message); check the path and permissions")
     }
     writerPool = NIOThreadPool(numberOfThreads: 1)
     readerPool = NIOThreadPool(numberOfThreads: readerCount)
@@ -64,10 +69,10 @@ public final class SQLiteHubStorage: HubStorage, @unchecked Sendable {
     // Encoding happens here, on the caller's thread: the writer thread does only SQLite work.
     let payloads = try StoredPayload.encode(records)
     return try await write { connection in
-      try Self.transaction(connection) {
+      try connection.transaction {
         var outcome = UpsertOutcome()
         var sequence: Int64 = 0
-        try connection.query("SELECT last_seq FROM feed_state WHERE id = 1", []) { sequence = $0.integer(0) }
+        try connection.query("SELECT last_seq FROM feed_state WHERE id = 1", []) { sequence = $0.int64(0) }
         for (record, payload) in zip(records, payloads) {
           var existing: (owner: String, modifiedAt: Double, payload: String)?
           try connection.query(
@@ -92,7 +97,7 @@ public final class SQLiteHubStorage: HubStorage, @unchecked Sendable {
           }
           sequence += 1
           try connection.query(Self.upsertSQL, [
-            .text(record.id), .text(deviceId), .double(record.windowEnd), .double(record.modifiedAt),
+            .text(record.id), .text(deviceId), .real(record.windowEnd), .real(record.modifiedAt),
             .integer(sequence), .text(payload),
           ])
         }
@@ -102,7 +107,7 @@ public final class SQLiteHubStorage: HubStorage, @unchecked Sendable {
           """
           INSERT INTO devices (device_id, first_seen_at, last_upload_at, outbox_pending) VALUES (?1, ?2, ?2, ?3)
           ON CONFLICT (device_id) DO UPDATE SET last_upload_at = ?2, outbox_pending = ?3
-          """, [.text(deviceId), .double(receivedAt), outboxPending.map { .integer(Int64($0)) } ?? .null])
+          """, [.text(deviceId), .real(receivedAt), outboxPending.map { .integer(Int64($0)) } ?? .null])
         return outcome
       }
     }
@@ -115,7 +120,7 @@ public final class SQLiteHubStorage: HubStorage, @unchecked Sendable {
         """
         SELECT payload FROM measurements WHERE device_id = ? AND window_end <= ?
         ORDER BY window_end DESC, id DESC LIMIT 1
-        """, [.text(deviceId), .double(notAfter)]
+        """, [.text(deviceId), .real(notAfter)]
       ) { payload = $0.text(0) }
       return payload
     }
@@ -125,7 +130,7 @@ public final class SQLiteHubStorage: HubStorage, @unchecked Sendable {
   public func feedPayloads(deviceId: String?, after: Int64, limit: Int) async throws -> RawFeedSlice {
     try await read { connection in
       var rows: [(Int64, String)] = []
-      let collect: (SQLiteRow) throws -> Void = { rows.append(($0.integer(0), $0.text(1) ?? "")) }
+      let collect: (SQLiteStatement) throws -> Void = { rows.append(($0.int64(0), $0.text(1) ?? "")) }
       if let deviceId {
         try connection.query(
           "SELECT seq, payload FROM measurements WHERE device_id = ? AND seq > ? ORDER BY seq LIMIT ?",
@@ -147,7 +152,7 @@ public final class SQLiteHubStorage: HubStorage, @unchecked Sendable {
         """
         SELECT payload FROM measurements WHERE device_id = ? AND window_end >= ? AND window_end < ?
         ORDER BY window_end, id
-        """, [.text(deviceId), .double(windowEnd.lowerBound), .double(windowEnd.upperBound)]
+        """, [.text(deviceId), .real(windowEnd.lowerBound), .real(windowEnd.upperBound)]
       ) { payloads.append($0.text(0) ?? "") }
       return payloads
     }
@@ -163,8 +168,8 @@ public final class SQLiteHubStorage: HubStorage, @unchecked Sendable {
           (SELECT payload FROM measurements m WHERE m.device_id = d.device_id AND m.window_end <= ?
            ORDER BY m.window_end DESC, m.id DESC LIMIT 1)
         FROM devices d ORDER BY d.device_id
-        """, [.double(notAfter)]
-      ) { found.append(($0.text(0) ?? "", $0.double(1), $0.double(2), $0.integer(3), $0.text(4))) }
+        """, [.real(notAfter)]
+      ) { found.append(($0.text(0) ?? "", $0.double(1), $0.double(2), $0.int64(3), $0.text(4))) }
       return found
     }
     return try found.map { device, firstSeen, lastUpload, pending, payload in
@@ -180,7 +185,7 @@ public final class SQLiteHubStorage: HubStorage, @unchecked Sendable {
       // linger in free pages of the file.
       try connection.execute("PRAGMA secure_delete=ON")
       defer { try? connection.execute("PRAGMA secure_delete=OFF") }
-      let deletion = try Self.transaction(connection) {
+      let deletion = try connection.transaction {
         let rows = try Self.delete(connection, from: "measurements", deviceId: deviceId)
         let tokens = try Self.delete(connection, from: "tokens", deviceId: deviceId)
         let known = try Self.delete(connection, from: "devices", deviceId: deviceId)
@@ -195,9 +200,9 @@ public final class SQLiteHubStorage: HubStorage, @unchecked Sendable {
     try await read { connection in
       var count: Int64 = 0
       if let deviceId {
-        try connection.query("SELECT COUNT(*) FROM measurements WHERE device_id = ?", [.text(deviceId)]) { count = $0.integer(0) }
+        try connection.query("SELECT COUNT(*) FROM measurements WHERE device_id = ?", [.text(deviceId)]) { count = $0.int64(0) }
       } else {
-        try connection.query("SELECT COUNT(*) FROM measurements", []) { count = $0.integer(0) }
+        try connection.query("SELECT COUNT(*) FROM measurements", []) { count = $0.int64(0) }
       }
       return Int(count)
     }
@@ -217,7 +222,7 @@ public final class SQLiteHubStorage: HubStorage, @unchecked Sendable {
   /// Runs `body` on the writer thread with the writer connection.
   func write<T: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> T) async throws -> T {
     try await writerPool.runIfActive { [self] in
-      try writeLock.withLock { try body(writer) }
+      try hubErrors { try writeLock.withLock { try body(writer) } }
     }
   }
 
@@ -226,25 +231,25 @@ public final class SQLiteHubStorage: HubStorage, @unchecked Sendable {
     try await readerPool.runIfActive { [self] in
       let connection = readLock.withLock { idleReaders.removeLast() }
       defer { readLock.withLock { idleReaders.append(connection) } }
-      return try body(connection)
-    }
-  }
-
-  /// `BEGIN IMMEDIATE` … `COMMIT` around `body`, rolled back if it throws. With synchronous=FULL the commit
-  /// returns once the WAL is on disk.
-  static func transaction<T>(_ connection: SQLiteConnection, _ body: () throws -> T) throws -> T {
-    try connection.execute("BEGIN IMMEDIATE")
-    do {
-      let result = try body()
-      try connection.execute("COMMIT")
-      return result
-    } catch {
-      try? connection.execute("ROLLBACK")
-      throw error
+      return try hubErrors { try body(connection) }
     }
   }
 
   // MARK: - Private
+
+  /// Several hub processes may share the file (a restart overlapping the old one): wait, do not fail.
+  private static func open(_ path: String) throws(SQLiteError) -> SQLiteConnection {
+    try SQLiteConnection(path: path, readOnly: false, create: true, busyTimeoutMs: 5000)
+  }
+
+  /// SQLite's own errors come out as the hub's, naming the file.
+  private func hubErrors<T>(_ body: () throws -> T) throws -> T {
+    do {
+      return try body()
+    } catch let error as SQLiteError {
+      throw HubStorageError("SQLite error in \(path): \(error)")
+    }
+  }
 
   /// The conflict rule was applied above, under the same write lock, so this writes unconditionally.
   private static let upsertSQL = """
@@ -256,26 +261,15 @@ public final class SQLiteHubStorage: HubStorage, @unchecked Sendable {
 
   private static func delete(_ connection: SQLiteConnection, from table: String, deviceId: String) throws -> Int {
     var count: Int64 = 0
-    try connection.query("SELECT COUNT(*) FROM \(table) WHERE device_id = ?", [.text(deviceId)]) { count = $0.integer(0) }
+    try connection.query("SELECT COUNT(*) FROM \(table) WHERE device_id = ?", [.text(deviceId)]) { count = $0.int64(0) }
     try connection.query("DELETE FROM \(table) WHERE device_id = ?", [.text(deviceId)])
     return Int(count)
   }
 
-  /// Creates an empty file readable by its owner only, before SQLite opens it: SQLite would create it 0644, and
-  /// gives its -wal and -shm files the database file's mode.
+  /// Creates the file readable by its owner only (`SQLiteConnection.createPrivateFile`).
   private static func createPrivately(_ path: String) throws {
-    if let reason = createPrivateFile(path) {
+    if let reason = SQLiteConnection.createPrivateFile(path) {
       throw HubStorageError("cannot create the hub database \(path): \(reason); check the path and permissions")
     }
   }
-}
-
-/// Creates `path` empty with mode 0600 unless it exists; the reason when it cannot.
-private func createPrivateFile(_ path: String) -> String? {
-  let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-  if descriptor >= 0 {
-    close(descriptor)
-    return nil
-  }
-  return errno == EEXIST ? nil : String(cString: strerror(errno))
 }

@@ -1,17 +1,12 @@
 import Config
 import Indicators
 import LinuxIO
+import Platform
 import Sensors
 import Store
 import Sync
 import Logging
 import Synchronization
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// The clocks of one run. Paced runs share one `PacedClock` (sensor pacing, LED blinking, panel BUSY timing); the
 /// sensor's sleeps run on the sampling thread's own timer when there is one. `--speed max` has virtual clocks

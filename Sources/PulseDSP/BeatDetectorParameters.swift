@@ -1,10 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import Platform
 
 extension BeatDetector {
   /// `BeatDetectorTuning` turned into integers for one working rate: sample counts, and ratios in Q8

@@ -1,10 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import Platform
 
 // Fixed-point building blocks of the detector. Q formats (CMSIS-DSP style, written in the names):
 // - Signals are Int64 in "Q8 input units": input LSB × 256. Eight fraction bits keep the filters' rounding

@@ -1,12 +1,8 @@
 import FoundationEssentials
 import Logging
+import Platform
+import SQLite
 import Synchronization
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// The device's SQLite store: measurements, clean IBIs, clock anchors per boot, the baseline and its history,
 /// and the sync outbox (sync state columns on the measurement rows).
@@ -176,7 +172,7 @@ final class StoreCore {
       }
       // Health data: the file is made readable by its owner only before SQLite opens it (SQLite would make it
       // 0644, and gives its -wal and -shm files the database file's mode).
-      if let reason = createPrivateFile(path) { throw .cannotOpen(path: path, reason: reason) }
+      if let reason = SQLiteConnection.createPrivateFile(path) { throw .cannotOpen(path: path, reason: reason) }
     }
     let connection: SQLiteConnection
     do {
@@ -264,14 +260,4 @@ struct ClockAnchor: Equatable {
   func wall(atMonotonic monotonic: Double) -> Double {
     wall - (self.monotonic - monotonic)
   }
-}
-
-/// Creates `path` empty with mode 0600 unless it exists; the reason when it cannot.
-private func createPrivateFile(_ path: String) -> String? {
-  let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-  if descriptor >= 0 {
-    close(descriptor)
-    return nil
-  }
-  return errno == EEXIST ? nil : String(cString: strerror(errno))
 }

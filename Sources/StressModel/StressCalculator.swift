@@ -1,10 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import Platform
 
 /// The stress score of the StressMonitor seeds, ported unchanged (DESIGN.md "The stress algorithm"):
 ///

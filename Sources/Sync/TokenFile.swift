@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
+import Platform
 
 /// A device's token file, read with its permissions checked. The token lets anyone who has it write as the
 /// device, so a file other users can read is refused (as ssh refuses a private key others can read), and one
@@ -24,16 +20,18 @@ public enum TokenFile {
   static let maxBytes = 4096
 
   public static func read(_ path: String) throws(Problem) -> Contents {
-    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-    guard descriptor >= 0 else {
+    let file: FileDescriptor
+    do {
+      file = try FileDescriptor.open(path, .readOnly)
+    } catch {
       throw Problem(
-        description: "cannot read the token file \(path): \(String(cString: strerror(errno))); create a token with "
+        description: "cannot read the token file \(path): \(error); create a token with "
           + "'stressmon-hub token create --device ID --out \(path)'",
         sysexitsCode: 66)
     }
-    defer { close(descriptor) }
+    defer { try? file.close() }
     var info = stat()
-    guard fstat(descriptor, &info) == 0 else {
+    guard fstat(file.rawValue, &info) == 0 else {
       throw Problem(description: "cannot stat the token file \(path)", sysexitsCode: 66)
     }
     let mode = info.st_mode & 0o777
@@ -52,13 +50,11 @@ public enum TokenFile {
       ? "the token file \(path) can be read by its group (mode \(octal(mode))); chmod 600 \(path) unless only the "
         + "stressmon service is in that group"
       : nil
-    var bytes: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 512)
-    while bytes.count <= maxBytes {
-      let count = buffer.withUnsafeMutableBytes { readBytes(descriptor, $0.baseAddress, $0.count) }
-      if count < 0, errno == EINTR { continue }
-      if count <= 0 { break }
-      bytes += buffer[0..<count]
+    let bytes: [UInt8]
+    do {
+      bytes = try file.readAll(limit: maxBytes, chunk: 512)
+    } catch {
+      throw Problem(description: "cannot read the token file \(path): \(error)", sysexitsCode: 66)
     }
     let token = String(decoding: bytes, as: UTF8.self).filter { !$0.isWhitespace }
     guard !token.isEmpty else {
@@ -70,9 +66,4 @@ public enum TokenFile {
   private static func octal(_ mode: mode_t) -> String {
     "0" + String(mode, radix: 8)
   }
-}
-
-/// `read(2)`, named apart from `TokenFile.read`.
-private func readBytes(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
-  read(descriptor, buffer, count)
 }

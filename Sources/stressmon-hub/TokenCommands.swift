@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Hub
 import Logging
+import Platform
 
 struct TokenCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
@@ -135,28 +136,30 @@ struct TokenRevokeCommand: AsyncParsableCommand {
 
 /// A file that holds a secret: created new, readable by the owner only, written once.
 final class PrivateFile {
-  private let descriptor: Int32
+  private let file: FileDescriptor
 
-  private init(descriptor: Int32) {
-    self.descriptor = descriptor
+  private init(file: FileDescriptor) {
+    self.file = file
   }
 
-  deinit { close(descriptor) }
+  deinit { try? file.close() }
 
   static func create(_ path: String) throws -> PrivateFile {
-    let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-    guard descriptor >= 0 else {
-      let reason = errno == EEXIST ? "it exists; remove it or choose another path" : String(cString: strerror(errno))
+    do {
+      return PrivateFile(
+        file: try FileDescriptor.open(path, .writeOnly, options: [.create, .exclusive], permissions: 0o600))
+    } catch {
+      let reason = error == Errno(rawValue: EEXIST) ? "it exists; remove it or choose another path" : "\(error)"
       throw HubFailure(code: 73, message: "cannot create \(path): \(reason)")
     }
-    return PrivateFile(descriptor: descriptor)
   }
 
   func write(_ contents: String, path: String) throws {
-    let bytes = Array(contents.utf8)
-    let written = bytes.withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress, $0.count) }
-    guard written == bytes.count, fsync(descriptor) == 0 else {
-      throw HubFailure(code: 74, message: "cannot write \(path): \(String(cString: strerror(errno)))")
+    do {
+      try file.writeAll(Array(contents.utf8))
+      try file.sync()
+    } catch {
+      throw HubFailure(code: 74, message: "cannot write \(path): \(error)")
     }
   }
 }

@@ -1,14 +1,9 @@
 import Analysis
 import ArgumentParser
+import Platform
 import PulseDSP
 import Signals
 import StressModel
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// `stressmon analyze`: beats, HRV and windowed stress of a recorded PPG file, through the same streaming
 /// chain (`Analysis.PulseAnalyzer`) the daemon runs on the live sensor.
@@ -52,11 +47,15 @@ struct AnalyzeCommand: ParsableCommand {
   @Option(name: .long, help: ArgumentHelp("normal, inverted or auto (default: the sidecar's, else auto).", valueName: "p"))
   var polarity: String?
 
-  @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("HRV window length in seconds (default 60).", valueName: "s"))
-  var window: String?
+  @Option(
+    name: .long, parsing: .unconditional,
+    help: ArgumentHelp("HRV window length in seconds (default 60).", valueName: "s"))
+  var window: NumberArgument?
 
-  @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Seconds between window ends (default 10).", valueName: "s"))
-  var step: String?
+  @Option(
+    name: .long, parsing: .unconditional,
+    help: ArgumentHelp("Seconds between window ends (default 10).", valueName: "s"))
+  var step: NumberArgument?
 
   @Flag(name: .long, help: "Print one JSON object on stdout instead of a summary.")
   var json = false
@@ -69,6 +68,8 @@ struct AnalyzeCommand: ParsableCommand {
   var timing = false
 
   // MARK: - Run
+
+  func validate() throws { _ = try windowConfiguration() }
 
   func run() throws {
     let started = HotLoopBenchmark.now()
@@ -127,8 +128,8 @@ struct AnalyzeCommand: ParsableCommand {
   }
 
   private func windowConfiguration() throws -> HRVWindowConfiguration {
-    let length = try window.map { try NumericOption.parse($0, flag: "--window", unit: "s", range: 10...3600) } ?? 60
-    let hop = try step.map { try NumericOption.parse($0, flag: "--step", unit: "s", range: 1...3600) } ?? 10
+    let length = try window?.value("--window", unit: "s", range: 10...3600) ?? 60
+    let hop = try step?.value("--step", unit: "s", range: 1...3600) ?? 10
     return HRVWindowConfiguration(lengthSeconds: length, stepSeconds: hop)
   }
 

@@ -1,5 +1,6 @@
 import Foundation
 @testable import Hub
+import SQLite
 import SyncTestSupport
 import SyncWire
 import TestSupport
@@ -45,7 +46,7 @@ struct SQLiteHubStorageTests {
     let release = DispatchSemaphore(value: 0)
     let writer = Task {
       try await storage.write { connection -> Bool in
-        try SQLiteHubStorage.transaction(connection) {
+        try connection.transaction {
           try connection.query("UPDATE feed_state SET last_seq = last_seq WHERE id = 1", [])
           return release.wait(timeout: .now() + 20) == .success
         }
@@ -68,7 +69,7 @@ struct SQLiteHubStorageTests {
     let token = HubTokens.generate()
     let rows = try MeasurementFixtures.records(device: "old-desk", count: 3)
     do {
-      let v1 = try SQLiteConnection(path: path)
+      let v1 = try SQLiteConnection(path: path, readOnly: false, create: true, busyTimeoutMs: 1000)
       try v1.execute(
         """
         CREATE TABLE measurements (id TEXT PRIMARY KEY, device_id TEXT NOT NULL, window_end REAL NOT NULL,
@@ -81,7 +82,7 @@ struct SQLiteHubStorageTests {
       for (index, (row, payload)) in zip(rows, try StoredPayload.encode(rows)).enumerated() {
         try v1.query(
           "INSERT INTO measurements VALUES (?, 'old-desk', ?, ?, ?, ?)",
-          [.text(row.id), .double(row.windowEnd), .double(row.modifiedAt), .integer(Int64(40 + index)), .text(payload)])
+          [.text(row.id), .real(row.windowEnd), .real(row.modifiedAt), .integer(Int64(40 + index)), .text(payload)])
       }
     }
     let storage = try SQLiteHubStorage(path: path)

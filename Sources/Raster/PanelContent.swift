@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
+import Platform
 import StressModel
 
 /// Everything a panel layout shows. The daemon fills it from the latest `StressResult` and its own status

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
+import Platform
 import StressModel
 
 /// How the category colours look with a colour-vision deficiency, using the StressMonitor seeds' simulation

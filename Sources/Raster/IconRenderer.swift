@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
+import Platform
 import StressModel
 
 /// Draws the category icons (StressModel's `CategoryIcon`) at any size: a solid outline so the shape reads even

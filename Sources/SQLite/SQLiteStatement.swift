@@ -2,12 +2,12 @@ import CSQLite
 
 /// A prepared statement. Parameters are 1-based (SQLite's convention), result columns 0-based.
 /// Owned by its `SQLiteConnection`'s owner and used under the same lock; never shared across threads.
-final class SQLiteStatement {
+public final class SQLiteStatement {
   // MARK: - Properties
 
   private var handle: OpaquePointer?
   private unowned let connection: SQLiteConnection
-  let sql: String
+  public let sql: String
 
   // MARK: - Initialization
 
@@ -24,14 +24,14 @@ final class SQLiteStatement {
   // MARK: - Binding
 
   /// Binds the values in order to parameters 1…n, after resetting the statement.
-  func bind(_ values: [SQLiteValue]) throws(SQLiteError) {
+  public func bind(_ values: [SQLiteValue]) throws(SQLiteError) {
     reset()
     for (offset, value) in values.enumerated() {
       try bind(value, at: Int32(offset + 1))
     }
   }
 
-  func bind(_ value: SQLiteValue, at index: Int32) throws(SQLiteError) {
+  public func bind(_ value: SQLiteValue, at index: Int32) throws(SQLiteError) {
     guard let handle else { throw closed() }
     let rc: Int32
     switch value {
@@ -47,7 +47,7 @@ final class SQLiteStatement {
 
   /// Advances to the next row: true when a row is available, false when done.
   @discardableResult
-  func step() throws(SQLiteError) -> Bool {
+  public func step() throws(SQLiteError) -> Bool {
     guard let handle else { throw closed() }
     let rc = sqlite3_step(handle)
     switch rc {
@@ -61,14 +61,14 @@ final class SQLiteStatement {
   }
 
   /// Binds, runs to completion and resets: for INSERT/UPDATE/DELETE.
-  func run(_ values: [SQLiteValue] = []) throws(SQLiteError) {
+  public func run(_ values: [SQLiteValue] = []) throws(SQLiteError) {
     try bind(values)
     while try step() {}
     reset()
   }
 
   /// Collects every row through `map`.
-  func rows<T>(_ values: [SQLiteValue] = [], _ map: (SQLiteStatement) throws -> T) throws -> [T] {
+  public func rows<T>(_ values: [SQLiteValue] = [], _ map: (SQLiteStatement) throws -> T) throws -> [T] {
     try bind(values)
     defer { reset() }
     var result: [T] = []
@@ -77,39 +77,39 @@ final class SQLiteStatement {
   }
 
   /// Resets the statement to run again and clears its bindings.
-  func reset() {
+  public func reset() {
     guard let handle else { return }
     sqlite3_reset(handle)
     sqlite3_clear_bindings(handle)
   }
 
-  func finalize() {
+  public func finalize() {
     if let handle { sqlite3_finalize(handle) }
     handle = nil
   }
 
   // MARK: - Columns
 
-  func isNull(_ column: Int32) -> Bool {
+  public func isNull(_ column: Int32) -> Bool {
     guard let handle else { return true }
     return sqlite3_column_type(handle, column) == SQLITE_NULL
   }
 
-  func int64(_ column: Int32) -> Int64 {
+  public func int64(_ column: Int32) -> Int64 {
     guard let handle else { return 0 }
     return sqlite3_column_int64(handle, column)
   }
 
-  func int(_ column: Int32) -> Int { Int(int64(column)) }
+  public func int(_ column: Int32) -> Int { Int(int64(column)) }
 
-  func double(_ column: Int32) -> Double {
+  public func double(_ column: Int32) -> Double {
     guard let handle else { return 0 }
     return sqlite3_column_double(handle, column)
   }
 
-  func optionalDouble(_ column: Int32) -> Double? { isNull(column) ? nil : double(column) }
+  public func optionalDouble(_ column: Int32) -> Double? { isNull(column) ? nil : double(column) }
 
-  func text(_ column: Int32) -> String? {
+  public func text(_ column: Int32) -> String? {
     guard let handle, let bytes = sqlite3_column_text(handle, column) else { return nil }
     let count = Int(sqlite3_column_bytes(handle, column))
     return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
@@ -125,14 +125,14 @@ final class SQLiteStatement {
 }
 
 /// A value bound to a statement parameter.
-enum SQLiteValue {
+public enum SQLiteValue: Sendable {
   case null
   case integer(Int64)
   case real(Double)
   case text(String)
 
-  static func int(_ value: Int) -> SQLiteValue { .integer(Int64(value)) }
-  static func bool(_ value: Bool) -> SQLiteValue { .integer(value ? 1 : 0) }
-  static func optional(_ value: Double?) -> SQLiteValue { value.map { .real($0) } ?? .null }
-  static func optional(_ value: String?) -> SQLiteValue { value.map { .text($0) } ?? .null }
+  public static func int(_ value: Int) -> SQLiteValue { .integer(Int64(value)) }
+  public static func bool(_ value: Bool) -> SQLiteValue { .integer(value ? 1 : 0) }
+  public static func optional(_ value: Double?) -> SQLiteValue { value.map { .real($0) } ?? .null }
+  public static func optional(_ value: String?) -> SQLiteValue { value.map { .text($0) } ?? .null }
 }

@@ -3,14 +3,15 @@ import CSQLite
 /// One connection to a SQLite database file: a thin, typed layer over the C API.
 ///
 /// Not thread-safe and deliberately not `Sendable`: it is opened with `SQLITE_OPEN_NOMUTEX`, so the owner must
-/// serialise every call. `MeasurementStore` does that by keeping its connection inside a `Mutex`.
-final class SQLiteConnection {
+/// serialise every call. The device's `MeasurementStore` keeps its connection inside a `Mutex`; the hub's
+/// `SQLiteHubStorage` behind a lock on NIO's blocking pool. The one SQLite wrapper of the package.
+public final class SQLiteConnection {
   // MARK: - Properties
 
   /// `sqlite3_destructor_type` for "copy the bytes now": the SQLITE_TRANSIENT macro cannot be imported.
   static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
-  let path: String
+  public let path: String
   private(set) var handle: OpaquePointer?
   private var statementCache: [String: SQLiteStatement] = [:]
 
@@ -18,7 +19,9 @@ final class SQLiteConnection {
 
   /// Opens `path`. `create` adds SQLITE_OPEN_CREATE; `readOnly` opens with SQLITE_OPEN_READONLY. `immutable`
   /// (read-only media only) tells SQLite the file cannot change, so it needs no -shm file and takes no locks.
-  init(path: String, readOnly: Bool, create: Bool, busyTimeoutMs: Int32, immutable: Bool = false) throws(SQLiteError) {
+  public init(
+    path: String, readOnly: Bool, create: Bool, busyTimeoutMs: Int32, immutable: Bool = false
+  ) throws(SQLiteError) {
     self.path = path
     // EXRESCODE: extended codes from open too. NOMUTEX: our owner's lock serialises calls (see type comment).
     var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
@@ -52,7 +55,7 @@ final class SQLiteConnection {
   // MARK: - Public
 
   /// Finalises cached statements and closes the handle. Safe to call twice.
-  func close() {
+  public func close() {
     for statement in statementCache.values { statement.finalize() }
     statementCache.removeAll()
     if let handle { sqlite3_close_v2(handle) }
@@ -60,13 +63,13 @@ final class SQLiteConnection {
   }
 
   /// Whether the connection can write (false when opened read-only or the file/medium is read-only).
-  var isReadOnly: Bool {
+  public var isReadOnly: Bool {
     guard let handle else { return true }
     return sqlite3_db_readonly(handle, "main") == 1
   }
 
   /// Runs one or more statements that return no rows we need (DDL, PRAGMA assignments, BEGIN/COMMIT).
-  func execute(_ sql: String) throws(SQLiteError) {
+  public func execute(_ sql: String) throws(SQLiteError) {
     let db = try open()
     var message: UnsafeMutablePointer<CChar>?
     let rc = sqlite3_exec(db, sql, nil, nil, &message)
@@ -80,7 +83,7 @@ final class SQLiteConnection {
   }
 
   /// A new prepared statement; the caller owns it (use for one-off SQL).
-  func prepare(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
+  public func prepare(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
     let db = try open()
     var statement: OpaquePointer?
     let rc = sqlite3_prepare_v2(db, sql, -1, &statement, nil)
@@ -92,7 +95,7 @@ final class SQLiteConnection {
 
   /// A prepared statement kept for the connection's lifetime (hot paths: inserts, outbox queries). Reset and
   /// unbound before it is returned.
-  func cached(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
+  public func cached(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
     if let statement = statementCache[sql] {
       statement.reset()
       return statement
@@ -104,7 +107,7 @@ final class SQLiteConnection {
 
   /// Runs `body` inside `BEGIN IMMEDIATE … COMMIT`; rolls back if `body` or the commit throws, so that a failed
   /// transaction leaves nothing behind and can be retried as a whole.
-  func transaction<T>(_ body: () throws -> T) throws -> T {
+  public func transaction<T>(_ body: () throws -> T) throws -> T {
     try execute("BEGIN IMMEDIATE")
     do {
       let result = try body()
@@ -119,7 +122,7 @@ final class SQLiteConnection {
   }
 
   /// The first column of the first row of `sql` as an integer (PRAGMAs, counts); nil when no row or NULL.
-  func scalarInt(_ sql: String) throws(SQLiteError) -> Int64? {
+  public func scalarInt(_ sql: String) throws(SQLiteError) -> Int64? {
     let statement = try prepare(sql)
     defer { statement.finalize() }
     guard try statement.step() else { return nil }
@@ -127,7 +130,7 @@ final class SQLiteConnection {
   }
 
   /// The first column of the first row of `sql` as text; nil when no row or NULL.
-  func scalarText(_ sql: String) throws(SQLiteError) -> String? {
+  public func scalarText(_ sql: String) throws(SQLiteError) -> String? {
     let statement = try prepare(sql)
     defer { statement.finalize() }
     guard try statement.step() else { return nil }
@@ -136,20 +139,20 @@ final class SQLiteConnection {
 
   /// Keeps the -wal and -shm files when the last connection closes (SQLITE_FCNTL_PERSIST_WAL), so that readers
   /// without write access to the directory (the CLI as a normal user) can still open the database.
-  func persistWAL() {
+  public func persistWAL() {
     guard let handle else { return }
     var on: Int32 = 1
     sqlite3_file_control(handle, "main", SQLITE_FCNTL_PERSIST_WAL, &on)
   }
 
   /// Rows changed by the last INSERT/UPDATE/DELETE.
-  var changes: Int {
+  public var changes: Int {
     guard let handle else { return 0 }
     return Int(sqlite3_changes(handle))
   }
 
   /// The error state of the connection as a typed error.
-  func lastError(operation: String) -> SQLiteError {
+  public func lastError(operation: String) -> SQLiteError {
     guard let handle else {
       return SQLiteError(extendedCode: SQLITE_MISUSE, message: "connection is closed", operation: operation)
     }

@@ -1,4 +1,4 @@
-import Indicators
+import Raster
 import Testing
 
 @Suite("1-bit canvas")

@@ -1,5 +1,7 @@
+import BoardParts
 import Config
 import LinuxIO
+import Sensors
 
 /// Which source to read: the board's sensor, a recording, or the synthetic pulse (`--source` of `stressmon run`).
 public enum PulseSourceSpec: Sendable, Equatable {

@@ -1,7 +1,9 @@
+import CZlib
+
 /// Writes a `Bitmap` as a 1-bit greyscale PNG (ISO/IEC 15948 / RFC 2083), or 8-bit RGB pixels as a truecolour PNG
-/// (`encodeRGB`, for the day report), with no dependency: the zlib stream
-/// (RFC 1950, Adler-32 trailer) holds one fixed-Huffman deflate block from `Deflate`, every chunk carries a
-/// CRC-32. `zlibStored` (stored blocks, RFC 1951 §3.2.4) is kept as the simplest valid stream for tests.
+/// (`encodeRGB`, for the day report). The chunk layout is ours; the compressed stream and the chunk CRC-32 come
+/// from the system zlib (RFC 1950 stream, deflate with dynamic Huffman codes at the best compression level), the
+/// library compress-nio already links for the sync client.
 public enum PNGEncoder {
   // MARK: - Constants (PNG specification)
 
@@ -14,8 +16,6 @@ public enum PNGEncoder {
   static let truecolourBitDepth: UInt8 = 8
   /// Filter type 0 (None) before every row.
   static let filterNone: UInt8 = 0
-  /// Largest stored block: its length field is 16 bits.
-  static let maximumStoredBlock = 65_535
 
   // MARK: - Public
 
@@ -47,30 +47,20 @@ public enum PNGEncoder {
     return file(width: width, height: height, bitDepth: truecolourBitDepth, colourType: colourTypeTruecolour, raw: raw)
   }
 
-  // MARK: - Building blocks (public so tests can check each layer)
+  // MARK: - Building blocks
 
-  /// A zlib stream of one fixed-Huffman deflate block.
-  public static func zlibCompressed(_ data: [UInt8]) -> [UInt8] {
-    var out: [UInt8] = [0x78, 0x01]
-    out += Deflate.compress(data)
-    out.appendBigEndian(adler32(data))
-    return out
-  }
-
-  /// A zlib stream of stored deflate blocks.
-  public static func zlibStored(_ data: [UInt8]) -> [UInt8] {
-    // CMF 0x78: deflate, 32 KiB window; FLG 0x01 makes (CMF·256 + FLG) a multiple of 31, no dictionary.
-    var out: [UInt8] = [0x78, 0x01]
-    var offset = 0
-    repeat {
-      let count = min(maximumStoredBlock, data.count - offset)
-      let isLast = offset + count == data.count
-      out.append(isLast ? 1 : 0)  // BFINAL, BTYPE 00 (stored), padded to the byte
-      out += [UInt8(count & 0xFF), UInt8(count >> 8), UInt8(~count & 0xFF), UInt8((~count >> 8) & 0xFF)]
-      out += data[offset..<(offset + count)]
-      offset += count
-    } while offset < data.count
-    out.appendBigEndian(adler32(data))
+  /// A zlib stream (header, deflate blocks, Adler-32) of `data`: zlib's `compress2` at level 9.
+  static func zlibCompressed(_ data: [UInt8]) -> [UInt8] {
+    var length = compressBound(uLong(data.count))
+    var out = [UInt8](repeating: 0, count: Int(length))
+    let status = out.withUnsafeMutableBufferPointer { target in
+      data.withUnsafeBufferPointer { source in
+        compress2(target.baseAddress, &length, source.baseAddress, uLong(source.count), Z_BEST_COMPRESSION)
+      }
+    }
+    // With a compressBound-sized buffer the only failure left is Z_MEM_ERROR: out of memory, as for any array.
+    precondition(status == Z_OK, "zlib compress2 failed (\(status)): out of memory")
+    out.removeSubrange(Int(length)...)
     return out
   }
 
@@ -87,6 +77,7 @@ public enum PNGEncoder {
     return bytes
   }
 
+  /// One chunk: length, type, data, and the CRC-32 of type and data.
   static func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
     var out: [UInt8] = []
     out.appendBigEndian(UInt32(data.count))
@@ -96,29 +87,9 @@ public enum PNGEncoder {
     return out
   }
 
-  /// CRC-32 (polynomial 0xEDB88320, reflected), as PNG chunks use.
+  /// CRC-32 (ISO 3309, as PNG chunks use), from zlib.
   public static func crc32(_ data: [UInt8]) -> UInt32 {
-    var crc: UInt32 = 0xFFFF_FFFF
-    for byte in data { crc = crcTable[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8) }
-    return crc ^ 0xFFFF_FFFF
-  }
-
-  /// Adler-32 (RFC 1950 §8), the zlib trailer.
-  public static func adler32(_ data: [UInt8]) -> UInt32 {
-    let modulus: UInt32 = 65_521
-    var a: UInt32 = 1
-    var b: UInt32 = 0
-    for byte in data {
-      a = (a + UInt32(byte)) % modulus
-      b = (b + a) % modulus
-    }
-    return b << 16 | a
-  }
-
-  private static let crcTable: [UInt32] = (0..<256).map { n in
-    var c = UInt32(n)
-    for _ in 0..<8 { c = c & 1 != 0 ? 0xEDB8_8320 ^ (c >> 1) : c >> 1 }
-    return c
+    UInt32(data.withUnsafeBufferPointer { CZlib.crc32(0, $0.baseAddress, uInt($0.count)) })
   }
 }
 
