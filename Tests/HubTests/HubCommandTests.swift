@@ -33,6 +33,36 @@ struct HubCommandTests {
     #expect(result.stderr.contains("A-Z a-z 0-9"))
   }
 
+  @Test("without --db the database goes to the state directory, never the working directory")
+  func defaultDatabase() async throws {
+    let directory = try TemporaryDirectory("hub-cli")
+    defer { directory.remove() }
+    let home = directory.file("home")
+    let cwd = directory.file("cwd")
+    try FileManager.default.createDirectory(atPath: cwd, withIntermediateDirectories: true)
+    let unset = ["STRESSMON_HUB_DB": "", "STRESSMON_HUB_POSTGRES": "", "STATE_DIRECTORY": "", "XDG_STATE_HOME": ""]
+    let run = { (environment: [String: String]) in
+      try await offload {
+        try CLIRunner.run(
+          ["token", "create", "--reader"], product: "stressmon-hub", environment: unset.merging(environment) { $1 },
+          workingDirectory: cwd)
+      }
+    }
+    let user = try await run(["HOME": home])
+    #expect(user.status == 0, "\(user.stderr)")
+    #expect(FileManager.default.fileExists(atPath: home + "/.local/state/stressmon-hub/hub.sqlite"))
+    #expect(try HubAdministrationTests.mode(home + "/.local/state/stressmon-hub") == 0o700)
+    try FileManager.default.createDirectory(atPath: directory.file("state"), withIntermediateDirectories: true)
+    let service = try await run(["HOME": home, "STATE_DIRECTORY": directory.file("state")])  // systemd made it
+    #expect(service.status == 0, "\(service.stderr)")
+    #expect(FileManager.default.fileExists(atPath: directory.file("state") + "/hub.sqlite"))
+    #expect(try FileManager.default.contentsOfDirectory(atPath: cwd).isEmpty, "nothing written where it was started")
+    // A file left by the old default is named, not silently replaced by a new empty database.
+    FileManager.default.createFile(atPath: cwd + "/stressmon-hub.sqlite", contents: nil)
+    let old = try await run(["HOME": home])
+    #expect(old.status == 64 && old.stderr.contains("--db stressmon-hub.sqlite"), "\(old.stderr)")
+  }
+
   @Test("a missing TLS key or an unreadable certificate is refused before listening")
   func tlsOptions() async throws {
     let directory = try TemporaryDirectory("hub-cli")
