@@ -163,7 +163,9 @@ let package = Package(
     ),
     .testTarget(name: "StressModelTests", dependencies: ["StressModel", "Platform", "TestSupport"]),
     .testTarget(name: "PlatformTests", dependencies: ["Platform", "TestSupport"]),
-    .testTarget(name: "AnalysisTests", dependencies: ["Analysis", "PulseDSP", "StressModel", "Signals", "TestSupport"]),
+    .testTarget(
+      name: "AnalysisTests", dependencies: ["Analysis", "PulseDSP", "StressModel", "Signals", "Platform", "TestSupport"]
+    ),
     .testTarget(name: "LinuxIOTests", dependencies: ["LinuxIO", "BoardParts", "Platform", "TestSupport"]),
     .testTarget(name: "SignalsTests", dependencies: ["Signals", "TestSupport"]),
     .testTarget(name: "ConfigTests", dependencies: ["Config", "TestSupport"]),

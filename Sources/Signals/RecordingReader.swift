@@ -36,8 +36,11 @@ public final class RecordingReader {
   // MARK: - Initialization
 
   /// Opens `path`. `channels` names the columns to read (nil: the default PPG column). `skipLeadingSamples`
-  /// turns that many first rows into a gap (device start-up), keeping the timeline's indices.
-  public init(path: String, channels: [String]? = nil, skipLeadingSamples: Int? = nil) throws(RecordingError) {
+  /// turns that many first rows into a gap (device start-up), keeping the timeline's indices. `readSidecar:
+  /// false` ignores the sidecar beside the file (the caller has everything it would give).
+  public init(
+    path: String, channels: [String]? = nil, skipLeadingSamples: Int? = nil, readSidecar: Bool = true
+  ) throws(RecordingError) {
     self.path = path
     let file: FileDescriptor
     do {
@@ -50,7 +53,7 @@ public final class RecordingReader {
       var status = stat()
       let regular = fstat(file.rawValue, &status) == 0 && (status.st_mode & S_IFMT) == S_IFREG
       var cursor = Cursor(fileBytes: regular ? Int(status.st_size) : nil)
-      let sidecar = try RecordingSidecar.load(forRecording: path)
+      let sidecar = readSidecar ? try RecordingSidecar.load(forRecording: path) : nil
       try cursor.fill(file, path: path)
       guard let headerFields = cursor.takeLine() else { throw RecordingError.empty(path: path) }
       let names = headerFields.map { $0.trimmingQuotesAndSpaces() }

@@ -73,7 +73,7 @@ struct AnalyzeCommand: ParsableCommand {
 
   func run() throws {
     let started = HotLoopBenchmark.now()
-    let reader = try Self.recording { try RecordingReader(path: file, channels: column.map { [$0] }) }
+    let reader = try Self.recording { try openRecording() }
     let rateHz = try resolveRate(reader.sidecar)
     let windows = try windowConfiguration()
     if let runs = benchmarkRuns {
@@ -107,6 +107,20 @@ struct AnalyzeCommand: ParsableCommand {
   }
 
   // MARK: - Options
+
+  /// The recording and its sidecar. A sidecar that does not parse is an error (analysing at a guessed rate would
+  /// be wrong), unless the flags give what it would: the rate and the polarity. Then it is a warning.
+  private func openRecording() throws(RecordingError) -> RecordingReader {
+    let channels = column.map { [$0] }
+    do {
+      return try RecordingReader(path: file, channels: channels)
+    } catch .badSidecar(let path, let reason) where rate != nil && (invert || polarity != nil) {
+      CLIOutput.error(
+        "warning: \(path): the sidecar JSON does not parse (\(reason)); ignoring it, the rate and polarity come "
+          + "from the flags (fix or remove it to silence this)")
+      return try RecordingReader(path: file, channels: channels, readSidecar: false)
+    }
+  }
 
   private func resolveRate(_ sidecar: RecordingSidecar?) throws -> Double {
     let supported = BeatDetectorConfiguration.supportedRates

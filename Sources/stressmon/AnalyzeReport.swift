@@ -81,7 +81,7 @@ struct AnalyzeReport {
     for window in record.windows {
       var line = "  \(window.startSeconds.formatted(decimals: 0))-\(window.endSeconds.formatted(decimals: 0)) s  "
       if let stress = window.stress, let metrics = window.metrics {
-        line += "\(stress.category.rawValue) \(stress.level.formatted(decimals: 0)) "
+        line += "\(stress.category.rawValue) \(StressLevel.text(stress.level)) "
           + "(SDNN \(metrics.sdnnMs.formatted(decimals: 0)) ms, HR \(metrics.meanHeartRateBpm.formatted(decimals: 0)) bpm, "
           + "confidence \(stress.confidence.formatted(decimals: 2)))"
       } else {
@@ -185,9 +185,9 @@ struct WindowJSON {
     sdnnMs = window.metrics.map { rounded($0.sdnnMs, 2) }
     rmssdMs = window.metrics.map { rounded($0.rmssdMs, 2) }
     heartRateBpm = window.metrics.map { rounded($0.meanHeartRateBpm, 2) }
-    stressLevel = window.stress.map { rounded($0.level, 1) }
+    stressLevel = window.stress.map(\.level)
     category = window.stress?.category.rawValue ?? "uncategorised"
-    confidence = window.stress.map { rounded($0.confidence, 3) }
+    confidence = window.stress.map(\.confidence)
     quality = window.quality.rawValue
     beats = window.cleanIntervals
     rejected = window.rejectedIntervals

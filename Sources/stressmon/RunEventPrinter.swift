@@ -59,7 +59,7 @@ final class RunEventPrinter: Sendable {
     case .window(let record, let summary, let at):
       var text = "\(summary.endSeconds.formatted(decimals: 0)) s  "
       if let stress = summary.stress {
-        text += "\(stress.category.rawValue.padded(8)) level \(stress.level.formatted(decimals: 1))"
+        text += "\(stress.category.rawValue.padded(8)) level \(StressLevel.text(stress.level, decimals: 1))"
       } else {
         text += "uncategorised (\(summary.quality.displayText))"
       }

@@ -78,7 +78,7 @@ struct ScoreCommand: ParsableCommand {
       ? "your baseline"
       : "the default baseline (HRV \(result.baseline.hrvMs.formatted(decimals: 0)) ms, resting HR "
         + "\(result.baseline.restingHeartRateBpm.formatted(decimals: 0)) bpm)"
-    return "Stress \(result.level.formatted(decimals: 0))/100: \(category.rawValue) (\(result.mood.rawValue)). "
+    return "Stress \(StressLevel.text(result.level))/100: \(category.rawValue) (\(result.mood.rawValue)). "
       + "\(category.summary) Shown as a \(category.icon.rawValue) with \(category.pattern.description) fill and a "
       + "\(category.blink.description) \(category.colourName) light. Confidence "
       + "\(result.confidence.formatted(decimals: 2)) against \(baselineNote)."
@@ -100,14 +100,14 @@ struct ScoreOutput: Encodable {
   var baselinePersonal: Bool
 
   init(_ result: StressResult) {
-    level = (result.level * 10).rounded() / 10
+    level = result.level
     category = result.category.rawValue
     mood = result.mood.rawValue
     icon = result.category.icon.rawValue
     pattern = result.category.pattern.rawValue
     blink = result.category.blink.rawValue
     colour = result.category.colour.hexString
-    confidence = (result.confidence * 1000).rounded() / 1000
+    confidence = result.confidence
     baselineHrvMs = result.baseline.hrvMs
     restingHrBpm = result.baseline.restingHeartRateBpm
     baselinePersonal = result.baseline.isPersonal
