@@ -36,6 +36,10 @@ let package = Package(
     // Hub /metrics: swift-metrics' API (Hummingbird's MetricsMiddleware records through it) into a Prometheus registry.
     .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
     .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+    // Hub: the HTTP types Hummingbird 2 speaks (header names, statuses) and NIO's channel handlers for them, which
+    // the connection guard sits among; both already resolved through Hummingbird, declared because Hub imports them.
+    .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+    .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
   ],
   targets: [
     // MARK: - C system libraries and shims (hardware and disk edges only)
@@ -125,6 +129,8 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
         .product(name: "Metrics", package: "swift-metrics"),
         .product(name: "Prometheus", package: "swift-prometheus"),
+        .product(name: "HTTPTypes", package: "swift-http-types"),
+        .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
       ]
     ),
     .executableTarget(
@@ -219,6 +225,7 @@ let package = Package(
         .product(name: "HummingbirdCore", package: "hummingbird"),
         .product(name: "HummingbirdTLS", package: "hummingbird"),
         .product(name: "HummingbirdTesting", package: "hummingbird"),
+        .product(name: "HTTPTypes", package: "swift-http-types"),
         .product(name: "CompressNIO", package: "compress-nio"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOSSL", package: "swift-nio-ssl"),

@@ -48,24 +48,23 @@ public final class HubMetrics: Sendable {
 
   // MARK: - Names
 
+  /// `stressmon_hub_<metric>_<unit>`, with its HELP text.
+  private static func name(_ metric: String, unit: String = "total", _ help: String) -> MetricNameDescriptor {
+    MetricNameDescriptor(namespace: "stressmon", subsystem: "hub", metricName: metric, unitName: unit, helpText: help)
+  }
+
   private static var rows: MetricNameDescriptor {
-    MetricNameDescriptor(
-      namespace: "stressmon", subsystem: "hub", metricName: "rows", unitName: "total",
-      helpText: "Rows received, by device and outcome (accepted, rejected, kept_newer: the hub kept a newer version)")
+    name("rows", "Rows received, by device and outcome (accepted, rejected, kept_newer: the hub kept a newer version)")
   }
   private static var rateLimited: MetricNameDescriptor {
-    MetricNameDescriptor(
-      namespace: "stressmon", subsystem: "hub", metricName: "rate_limited", unitName: "total",
-      helpText: "Reads refused with 429 because the token read faster than its rate")
+    name("rate_limited", "Reads refused with 429 because the token read faster than its rate")
   }
   private static var connections: MetricNameDescriptor {
-    MetricNameDescriptor(
-      namespace: "stressmon", subsystem: "hub", metricName: "connections", unitName: "",
-      helpText: "Open client connections")
+    name("connections", unit: "", "Open client connections")
   }
   private static var connectionsClosed: MetricNameDescriptor {
-    MetricNameDescriptor(
-      namespace: "stressmon", subsystem: "hub", metricName: "connections_closed", unitName: "total",
-      helpText: "Connections the hub closed itself: over the connection cap (after a 503), or too slow to send a request")
+    name(
+      "connections_closed",
+      "Connections the hub closed itself: over the connection cap (after a 503), or too slow to send a request")
   }
 }

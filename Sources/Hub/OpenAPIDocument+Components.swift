@@ -2,39 +2,35 @@ import SyncWire
 
 /// The pages and the shared components of `OpenAPIDocument` (indented to sit under `paths:` and `components:`).
 extension OpenAPIDocument {
+  /// Who may open a kiosk page or panel, its device parameter, and its error answers (the 200 follows).
+  private static let kioskAccess = """
+          security:
+            - kioskKey: []
+            - readerToken: []
+          parameters:
+            - {name: device, in: path, required: true, schema: {$ref: '#/components/schemas/DeviceId'}}
+          responses:
+            '400': {$ref: '#/components/responses/Error'}
+            '401': {$ref: '#/components/responses/Error'}
+            '403': {$ref: '#/components/responses/Error'}
+            '429': {$ref: '#/components/responses/RateLimited'}
+    """
+
   static let pagePaths = """
       /kiosk/{device}:
         get:
           tags: [pages]
           operationId: kioskPage
           summary: A wearer's current category, full screen, refreshing itself (kiosk key or reader token).
-          security:
-            - kioskKey: []
-            - readerToken: []
-          parameters:
-            - {name: device, in: path, required: true, schema: {$ref: '#/components/schemas/DeviceId'}}
-          responses:
+    \(kioskAccess)
             '200': {description: The kiosk page., content: {text/html: {schema: {type: string}}}}
-            '400': {$ref: '#/components/responses/Error'}
-            '401': {$ref: '#/components/responses/Error'}
-            '403': {$ref: '#/components/responses/Error'}
-            '429': {$ref: '#/components/responses/RateLimited'}
       /kiosk/{device}/panel:
         get:
           tags: [pages]
           operationId: kioskPanel
           summary: The part of the kiosk page that changes, which the page fetches every few seconds.
-          security:
-            - kioskKey: []
-            - readerToken: []
-          parameters:
-            - {name: device, in: path, required: true, schema: {$ref: '#/components/schemas/DeviceId'}}
-          responses:
+    \(kioskAccess)
             '200': {description: An HTML fragment., content: {text/html: {schema: {type: string}}}}
-            '400': {$ref: '#/components/responses/Error'}
-            '401': {$ref: '#/components/responses/Error'}
-            '403': {$ref: '#/components/responses/Error'}
-            '429': {$ref: '#/components/responses/RateLimited'}
       /devices:
         get:
           tags: [pages]
