@@ -34,8 +34,11 @@ let package = Package(
     .target(name: "CLinuxShim"),
 
     // MARK: - Pure core
-    .target(name: "PulseDSP"),
-    .target(name: "StressModel"),
+    // exp, tan, pow, atan... in Swift, correctly rounded: the same bits on Linux and under Embedded Swift on a
+    // microcontroller (docs/embedded.md), so the core never calls the C library's libm.
+    .target(name: "PortableMath"),
+    .target(name: "PulseDSP", dependencies: ["PortableMath"]),
+    .target(name: "StressModel", dependencies: ["PortableMath"]),
     // The streaming analysis chain shared by `analyze` and the daemon: detector → IBI cleaning → HRV windows.
     .target(name: "Analysis", dependencies: ["PulseDSP", "StressModel"]),
 

@@ -1,10 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import PortableMath
 
 // Fixed-point building blocks of the detector. Q formats (CMSIS-DSP style, written in the names):
 // - Signals are Int64 in "Q8 input units": input LSB × 256. Eight fraction bits keep the filters' rounding
@@ -65,7 +59,7 @@ struct HighPassQ15: Sendable {
   private var primed = false
 
   init(cornerHz: Double, sampleRateHz: Double) {
-    coefficientQ15 = Int64((exp(-2 * Double.pi * cornerHz / sampleRateHz) * 32_768).rounded())
+    coefficientQ15 = Int64((PortableMath.exp(-2 * Double.pi * cornerHz / sampleRateHz) * 32_768).rounded())
   }
 
   @inline(__always)
@@ -104,7 +98,7 @@ struct ButterworthLowPassQ16: Sendable {
   private var y2: Int64 = 0
 
   init(cornerHz: Double, sampleRateHz: Double) {
-    let k = tan(Double.pi * cornerHz / sampleRateHz)
+    let k = PortableMath.tan(Double.pi * cornerHz / sampleRateHz)
     let q = 1 / 2.squareRoot()
     let norm = 1 / (1 + k / q + k * k)
     let b0 = k * k * norm
@@ -146,10 +140,10 @@ struct ButterworthLowPassQ16: Sendable {
       var re = 0.0, im = 0.0, rre = 0.0, rim = 0.0
       for (k, ck) in c.enumerated() {
         let phase = -w * Double(k)
-        re += ck * cos(phase)
-        im += ck * sin(phase)
-        rre += Double(k) * ck * cos(phase)
-        rim += Double(k) * ck * sin(phase)
+        re += ck * PortableMath.cos(phase)
+        im += ck * PortableMath.sin(phase)
+        rre += Double(k) * ck * PortableMath.cos(phase)
+        rim += Double(k) * ck * PortableMath.sin(phase)
       }
       let denominator = re * re + im * im
       return denominator == 0 ? 0 : (rre * re + rim * im) / denominator
