@@ -177,6 +177,14 @@ let package = Package(
       path: "Tests/EvaluationSetTool"
     ),
     .testTarget(name: "EvaluationSetTests", dependencies: ["EvaluationSet", "StressModel", "Signals"]),
+    // The core under Embedded Swift (docs/embedded.md): PortableMath against the C library, and the QEMU firmware's
+    // events against Linux's bit for bit (skipped, one line each, without qemu or scripts/build-embedded's output).
+    .testTarget(
+      name: "EmbeddedTests",
+      dependencies: [
+        "stressmon", "Analysis", "EvaluationSet", "PortableMath", "PulseDSP", "Signals", "StressModel", "TestSupport",
+      ]
+    ),
   ]
 )
 

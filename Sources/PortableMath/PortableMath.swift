@@ -32,7 +32,7 @@ public enum PortableMath {
     if x.isNaN { return x }
     if x >= 1024 { return .infinity }
     if x < -1075 { return 0 }
-    if x == x.rounded(.towardZero) && x >= -1022 { return Double(sign: .plus, exponent: Int(x), significand: 1) }
+    if x == x.rounded(.towardZero) { return Double(sign: .plus, exponent: Int(x), significand: 1) }
     return exponential(DoubleDouble.ln2 * x)
   }
 
