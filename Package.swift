@@ -1,8 +1,15 @@
 // swift-tools-version:6.1
 // stressmon: edge firmware for a PPG stress monitor. See README.md and DESIGN notes in docs/.
 //
-// Layering (no back-edges): PulseDSP and StressModel are pure; Signals reads/writes recordings; Sensors,
-// Indicators and Store sit at the hardware/disk edges; Monitor wires them; stressmon is the CLI.
+// Layering (no back-edges; scripts/check-graph enforces it and README.md draws it):
+// - platform leaves: Platform (the C library shim: FileDescriptor, Errno), SQLite (the one libsqlite3 wrapper),
+//   CZlib, and the C device shims CGPIOD, CI2C, CLinuxShim;
+// - pure core: PulseDSP, StressModel, Analysis;
+// - formats: Signals (recordings), BoardParts + Config (board files), SyncWire (wire types), Raster (pixels, PNG),
+//   DayReport. None of these reaches a hardware module;
+// - edges: LinuxIO (device nodes), Sensors, Indicators (LEDs, e-paper), Store (disk), Sync (network);
+// - composition: Monitor maps board files onto drivers and wires the daemon; stressmon is the CLI; Hub and
+//   stressmon-hub are the server.
 import PackageDescription
 
 let package = Package(
@@ -19,6 +26,9 @@ let package = Package(
     // Sync client (edge): HTTP/TLS without Foundation; gzip request bodies through zlib (compress-nio).
     .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     .package(url: "https://github.com/adam-fowler/compress-nio", from: "1.5.0"),
+    // Declared because Sync and Hub import their modules (NIOCore, NIOSSL, ...) directly; versions as resolved.
+    .package(url: "https://github.com/apple/swift-nio.git", from: "2.81.0"),
+    .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.29.0"),
     // Hub (server only): HTTP server, PostgreSQL for fleets, SHA-256 for stored token hashes.
     .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
@@ -32,6 +42,12 @@ let package = Package(
     .target(name: "CGPIODShim", dependencies: ["CGPIOD"]),
     .systemLibrary(name: "CI2C", providers: [.apt(["libi2c-dev"])]),
     .target(name: "CLinuxShim"),
+    // The system zlib (compress-nio links the same library): PNG compression and chunk CRCs.
+    .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+
+    // The one platform shim: the C library (Glibc or Musl) re-exported, and open/read/write/close typed like
+    // swift-system (FileDescriptor, Errno), plus whole-file atomic writes.
+    .target(name: "Platform"),
 
     // MARK: - Pure core
     // exp, tan, pow, atan... in Swift, correctly rounded: the same bits on Linux and under Embedded Swift on a
@@ -43,36 +59,50 @@ let package = Package(
     .target(name: "Analysis", dependencies: ["PulseDSP", "StressModel"]),
 
     // MARK: - Data formats and configuration
-    .target(name: "Signals", dependencies: ["PulseDSP"]),
-    .target(name: "Config", dependencies: ["LinuxIO"]),
+    .target(name: "Signals", dependencies: ["PulseDSP", "Platform"]),
+    // The names of a board's parts (sensor parts, GPIO line ids), shared by Config and the drivers.
+    .target(name: "BoardParts"),
+    .target(name: "Config", dependencies: ["BoardParts"]),
     .target(name: "SyncWire", dependencies: ["StressModel"]),
 
     // MARK: - Edges
     // Thin typed wrappers over Linux device nodes (i2c-dev, spidev, GPIO character device).
-    .target(name: "LinuxIO", dependencies: ["CI2C", "CGPIODShim", "CLinuxShim"]),
+    .target(name: "LinuxIO", dependencies: ["BoardParts", "Platform", "CI2C", "CGPIODShim", "CLinuxShim"]),
     .target(
       name: "Sensors",
-      dependencies: ["Signals", "Config", "LinuxIO", .product(name: "Logging", package: "swift-log")]
+      dependencies: ["BoardParts", "Signals", "LinuxIO", "Platform", .product(name: "Logging", package: "swift-log")]
     ),
+    // Pixels only: 1-bit bitmap, fonts, category icons and fill patterns, panel layouts, PNG/PBM encoders.
+    .target(name: "Raster", dependencies: ["StressModel", "Platform", "CZlib"]),
+    // The device side of the indicators: LED patterns and drivers, SSD168x panel drivers and the panel emulator.
     .target(
       name: "Indicators",
-      dependencies: ["StressModel", "LinuxIO", .product(name: "Logging", package: "swift-log")]
+      dependencies: [
+        "BoardParts", "StressModel", "Raster", "LinuxIO", "Platform", .product(name: "Logging", package: "swift-log"),
+      ]
     ),
+    // The one SQLite wrapper (connection, statements, typed errors) over the system libsqlite3: Store and Hub.
+    .target(name: "SQLite", dependencies: ["CSQLite"]),
     .target(
       name: "Store",
-      dependencies: ["StressModel", "SyncWire", "CSQLite", "CLinuxShim", .product(name: "Logging", package: "swift-log")]
+      dependencies: [
+        "StressModel", "SyncWire", "SQLite", "Platform", "CLinuxShim", .product(name: "Logging", package: "swift-log"),
+      ]
     ),
 
     // A picture of one day (stress over the category bands, HRV, HR, gaps) as SVG or RGB PNG: `stressmon report`.
-    .target(name: "DayReport", dependencies: ["StressModel", "SyncWire", "Indicators"]),
+    .target(name: "DayReport", dependencies: ["StressModel", "SyncWire", "Raster", "Platform"]),
 
     // Sync client: drains an outbox to the hub. FoundationEssentials only (no NIOFoundationCompat).
     .target(
       name: "Sync",
       dependencies: [
-        "SyncWire", "StressModel",
+        "SyncWire", "Platform",
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "CompressNIO", package: "compress-nio"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOHTTP1", package: "swift-nio"),
+        .product(name: "NIOSSL", package: "swift-nio-ssl"),
         .product(name: "Logging", package: "swift-log"),
       ]
     ),
@@ -81,9 +111,14 @@ let package = Package(
     .target(
       name: "Hub",
       dependencies: [
-        "SyncWire", "StressModel", "CSQLite",
+        "SyncWire", "StressModel", "SQLite",
         .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "HummingbirdCore", package: "hummingbird"),
         .product(name: "HummingbirdTLS", package: "hummingbird"),
+        .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "NIOSSL", package: "swift-nio-ssl"),
         .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "CompressNIO", package: "compress-nio"),
@@ -96,6 +131,7 @@ let package = Package(
         "Hub",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "NIOSSL", package: "swift-nio-ssl"),
         .product(name: "Logging", package: "swift-log"),
       ]
     ),
@@ -104,16 +140,16 @@ let package = Package(
     .target(
       name: "Monitor",
       dependencies: [
-        "PulseDSP", "StressModel", "Analysis", "Signals", "Sensors", "Indicators", "Store", "Config", "LinuxIO",
-        "SyncWire", "Sync", "CLinuxShim",
+        "PulseDSP", "StressModel", "Analysis", "BoardParts", "Sensors", "Raster", "Indicators", "Store", "Config",
+        "LinuxIO", "Platform", "SyncWire", "Sync", "CLinuxShim",
         .product(name: "Logging", package: "swift-log"),
       ]
     ),
     .executableTarget(
       name: "stressmon",
       dependencies: [
-        "Monitor", "PulseDSP", "StressModel", "Analysis", "Signals", "Sensors", "Indicators", "Store", "Config", "SyncWire",
-        "LinuxIO", "DayReport", "Sync",
+        "Monitor", "PulseDSP", "StressModel", "Analysis", "Signals", "BoardParts", "Sensors", "Raster", "Indicators",
+        "Store", "Config", "SyncWire", "LinuxIO", "Platform", "DayReport", "Sync",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ]
@@ -121,21 +157,35 @@ let package = Package(
 
     // MARK: - Tests
     .testTarget(
-      name: "PulseDSPTests", dependencies: ["PulseDSP", "StressModel", "Signals", "TestSupport", "EvaluationSet"]
+      name: "PulseDSPTests", dependencies: ["PulseDSP", "Signals", "TestSupport", "EvaluationSet"]
     ),
-    .testTarget(name: "StressModelTests", dependencies: ["StressModel", "TestSupport"]),
-    .testTarget(name: "AnalysisTests", dependencies: ["Analysis", "PulseDSP", "StressModel", "Signals", "TestSupport"]),
-    .testTarget(name: "LinuxIOTests", dependencies: ["LinuxIO", "TestSupport"]),
+    .testTarget(name: "StressModelTests", dependencies: ["StressModel", "Platform", "TestSupport"]),
+    .testTarget(name: "PlatformTests", dependencies: ["Platform", "TestSupport"]),
+    .testTarget(
+      name: "AnalysisTests", dependencies: ["Analysis", "PulseDSP", "StressModel", "Signals", "Platform", "TestSupport"]
+    ),
+    .testTarget(name: "LinuxIOTests", dependencies: ["LinuxIO", "BoardParts", "Platform", "TestSupport"]),
     .testTarget(name: "SignalsTests", dependencies: ["Signals", "TestSupport"]),
     .testTarget(name: "ConfigTests", dependencies: ["Config", "TestSupport"]),
-    .testTarget(name: "SensorsTests", dependencies: ["Sensors", "Signals", "Config", "LinuxIO", "TestSupport"]),
-    .testTarget(name: "IndicatorsTests", dependencies: ["Indicators", "StressModel", "TestSupport"]),
-    .testTarget(name: "StoreTests", dependencies: ["Store", "StressModel", "SyncWire", "TestSupport", "store-crash-writer"]),
+    // Monitor for the board-to-source mapping (PulseSourceFactory), which lives in the composition root.
+    .testTarget(
+      name: "SensorsTests",
+      dependencies: ["Sensors", "Signals", "Config", "LinuxIO", "Monitor", "Platform", "TestSupport"]
+    ),
+    .testTarget(name: "RasterTests", dependencies: ["Raster", "StressModel", "TestSupport"]),
+    .testTarget(
+      name: "IndicatorsTests",
+      dependencies: ["Indicators", "Raster", "LinuxIO", "Platform", "StressModel", "TestSupport"]
+    ),
+    .testTarget(
+      name: "StoreTests",
+      dependencies: ["Store", "SQLite", "Platform", "StressModel", "SyncWire", "TestSupport", "store-crash-writer"]
+    ),
     // Test-only: the process StoreTests kills with SIGKILL (scripts/crash-test), and `write-rate`, the store's
     // bytes-per-hour benchmark (docs/store.md).
     .executableTarget(
       name: "store-crash-writer",
-      dependencies: ["Store", "SyncWire", "StressModel", .product(name: "Logging", package: "swift-log")],
+      dependencies: ["Store", "SyncWire", "StressModel", "Platform", .product(name: "Logging", package: "swift-log")],
       path: "Tests/StoreCrashWriter"
     ),
     // The daemon: in-process pipeline runs on the simulated board, the real binary for SIGTERM and the replay
@@ -143,23 +193,34 @@ let package = Package(
     .testTarget(
       name: "MonitorTests",
       dependencies: [
-        "Monitor", "stressmon", "Analysis", "Config", "CSQLite", "Hub", "Indicators", "LinuxIO", "PulseDSP", "Sensors",
-        "Signals", "Store", "StressModel", "SyncWire", "SyncTestSupport", "TestSupport",
+        "Monitor", "stressmon", "Config", "CSQLite", "Hub", "Indicators", "LinuxIO", "Platform", "Sensors", "Store",
+        "StressModel", "SyncWire", "SyncTestSupport", "TestSupport",
         .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "Logging", package: "swift-log"),
       ]
     ),
     .testTarget(
-      name: "DayReportTests", dependencies: ["DayReport", "StressModel", "SyncWire", "Indicators", "TestSupport"]
+      name: "DayReportTests",
+      dependencies: ["DayReport", "StressModel", "SyncWire", "Raster", "Platform", "TestSupport"]
     ),
     .testTarget(name: "CLITests", dependencies: ["stressmon", "Store", "SyncWire", "SyncTestSupport", "TestSupport"]),
-    .target(name: "SyncTestSupport", dependencies: ["SyncWire", "StressModel", "TestSupport"], path: "Tests/SyncTestSupport"),
-    .testTarget(name: "SyncTests", dependencies: ["Sync", "SyncWire", "StressModel", "SyncTestSupport", "TestSupport"]),
+    .target(
+      name: "SyncTestSupport", dependencies: ["SyncWire", "StressModel", "Platform", "TestSupport"],
+      path: "Tests/SyncTestSupport"
+    ),
+    .testTarget(name: "SyncTests", dependencies: ["Sync", "SyncWire", "SyncTestSupport", "TestSupport"]),
     .testTarget(
       name: "HubTests",
       dependencies: [
         "Hub", "Sync", "SyncWire", "Store", "StressModel", "SyncTestSupport", "TestSupport",
+        .product(name: "Hummingbird", package: "hummingbird"),
+        .product(name: "HummingbirdCore", package: "hummingbird"),
+        .product(name: "HummingbirdTLS", package: "hummingbird"),
         .product(name: "HummingbirdTesting", package: "hummingbird"),
         .product(name: "CompressNIO", package: "compress-nio"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOSSL", package: "swift-nio-ssl"),
+        .product(name: "Logging", package: "swift-log"),
       ]
     ),
     .target(name: "TestSupport", path: "Tests/TestSupport"),
@@ -168,7 +229,7 @@ let package = Package(
     // to a folder for scripts/bench-accuracy. The generator itself never uses the detector it judges (Analysis
     // is only for the `AnalyzerOutput.stressmon` adapter).
     .target(
-      name: "EvaluationSet", dependencies: ["Analysis", "PulseDSP", "Signals", "StressModel", "TestSupport"],
+      name: "EvaluationSet", dependencies: ["Analysis", "PulseDSP", "Platform", "Signals", "StressModel", "TestSupport"],
       path: "Tests/EvaluationSet"
     ),
     .executableTarget(
@@ -176,13 +237,14 @@ let package = Package(
       dependencies: ["EvaluationSet", .product(name: "ArgumentParser", package: "swift-argument-parser")],
       path: "Tests/EvaluationSetTool"
     ),
-    .testTarget(name: "EvaluationSetTests", dependencies: ["EvaluationSet", "StressModel", "Signals"]),
+    .testTarget(name: "EvaluationSetTests", dependencies: ["EvaluationSet", "Platform", "StressModel", "Signals"]),
     // The core under Embedded Swift (docs/embedded.md): PortableMath against the C library, and the QEMU firmware's
     // events against Linux's bit for bit (skipped, one line each, without qemu or scripts/build-embedded's output).
     .testTarget(
       name: "EmbeddedTests",
       dependencies: [
-        "stressmon", "Analysis", "EvaluationSet", "PortableMath", "PulseDSP", "Signals", "StressModel", "TestSupport",
+        "stressmon", "Analysis", "EvaluationSet", "Platform", "PortableMath", "PulseDSP", "Signals", "StressModel",
+        "TestSupport",
       ]
     ),
   ]

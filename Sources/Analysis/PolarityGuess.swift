@@ -5,16 +5,17 @@ import StressModel
 ///
 /// Method: the first stretch of the recording (up to `PolarityGuess.seconds`) runs through the detector and
 /// the IBI cleaner once per polarity. Read the right way up, the systolic peaks give a regular rhythm; upside
-/// down the detector locks onto the feet or the dicrotic notches, which are blunter and less regular. The
-/// polarity whose clean intervals cover more of the stretch wins; when the two cover about the same (within
-/// `tieMargin`), the one whose beats have the steeper upstroke relative to their size wins (the systolic
-/// upstroke is the steepest edge of a pulse). docs/detector.md gives how often it is right on the shared
-/// recordings.
+/// down the detector locks onto the feet or the dicrotic notches, which are blunter. When one reading fails to
+/// lock (its clean intervals cover less than `failureShare` of what the other's cover), the other wins;
+/// otherwise the one whose beats have the steeper upstroke relative to their size wins (the systolic upstroke
+/// is the steepest edge of a pulse; the feet, read upside down, also give a rhythm, so coverage alone cannot
+/// tell them apart). docs/detector.md gives how often it is right on the shared recordings.
 public struct PolarityGuess: Sendable, Equatable {
   /// Seconds of the recording examined.
   public static let seconds = 60.0
-  /// Coverage difference (share of the stretch) below which the slope test decides.
-  public static let tieMargin = 0.1
+  /// A reading whose clean coverage is below this share of the other's has failed to lock: coverage decides.
+  /// Otherwise the slope test does.
+  public static let failureShare = 0.5
 
   public var polarity: PulsePolarity
   /// Share of the examined stretch covered by clean intervals, read normally and inverted.
@@ -33,7 +34,7 @@ public struct PolarityGuess: Sendable, Equatable {
     let normal = try examine(stretch, rateHz: rateHz, polarity: .normal, template: detector)
     let inverted = try examine(stretch, rateHz: rateHz, polarity: .inverted, template: detector)
     let choice: PulsePolarity
-    if abs(normal.coverage - inverted.coverage) >= tieMargin {
+    if min(normal.coverage, inverted.coverage) < failureShare * max(normal.coverage, inverted.coverage) {
       choice = normal.coverage >= inverted.coverage ? .normal : .inverted
     } else {
       choice = inverted.steepness > normal.steepness ? .inverted : .normal

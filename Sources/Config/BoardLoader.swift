@@ -1,4 +1,4 @@
-import LinuxIO
+import BoardParts
 /// Turns a parsed board file into a `Board`, checking names, types and required keys. Unknown sections and keys
 /// are errors (a typo like `sampel_rate` would otherwise be ignored silently), each naming the file and line.
 public enum BoardLoader {

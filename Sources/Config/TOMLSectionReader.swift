@@ -1,4 +1,4 @@
-import LinuxIO
+import BoardParts
 
 /// Reads one section's keys with type checks, remembering which keys were read so that `finish()` can reject
 /// the ones nobody asked for.

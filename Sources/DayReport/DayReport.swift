@@ -1,4 +1,3 @@
-import Indicators
 import StressModel
 import SyncWire
 

@@ -1,4 +1,4 @@
-import Indicators
+import Raster
 import StressModel
 import SyncWire
 

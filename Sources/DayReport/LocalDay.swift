@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
+import Platform
 
 /// One calendar day in the local time zone (TZ, /etc/localtime), from 00:00 to the next 00:00. The C library's
 /// `mktime`/`localtime_r` do the calendar, so a day with a daylight-saving change is 23 or 25 hours long.

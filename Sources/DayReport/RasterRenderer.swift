@@ -1,4 +1,4 @@
-import Indicators
+import Raster
 import StressModel
 
 /// An 8-bit RGB image, row after row, three bytes a pixel: what the PNG holds.

@@ -1,4 +1,4 @@
-import Indicators
+import Raster
 import StressModel
 
 /// A picture as a list of shapes, in pixels, that two backends draw the same way: `SVGWriter` (text, vector,

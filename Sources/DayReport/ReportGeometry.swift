@@ -1,4 +1,4 @@
-import Indicators
+import Raster
 
 /// Where things go on the day report: one horizontal time axis shared by the three charts, and a vertical value
 /// axis per chart. Public so tests (and anyone overlaying the picture) can map times and values to pixels.

@@ -1,4 +1,4 @@
-import Indicators
+import Raster
 import StressModel
 
 /// The key under the summary: a swatch of each category band (its pattern and colour) with its name, then the

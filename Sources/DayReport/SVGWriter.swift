@@ -1,4 +1,3 @@
-import Indicators
 import StressModel
 
 /// Writes a `ReportDrawing` as an SVG 1.1 document: `role="img"` with `<title>` and `<desc>` for screen readers,

@@ -1,9 +1,10 @@
 import NIOConcurrencyHelpers
 import NIOPosix
+import SQLite
 import SyncWire
 
-/// The default hub storage: one SQLite file in WAL mode, through the system libsqlite3 (the `CSQLite` module the
-/// device's store uses too: one SQLite, no second amalgamation to compile). Calls run on NIO's blocking thread
+/// The default hub storage: one SQLite file in WAL mode, through the system libsqlite3 and the `SQLite` wrapper the
+/// device's store uses too (one wrapper, no second amalgamation to compile). Calls run on NIO's blocking thread
 /// pool so a slow disk never stalls the event loops; one connection behind a lock serialises them, which is
 /// what SQLite does with writers anyway.
 public final class SQLiteHubStorage: HubStorage, @unchecked Sendable {
@@ -15,8 +16,13 @@ public final class SQLiteHubStorage: HubStorage, @unchecked Sendable {
 
   public init(path: String) throws {
     self.path = path
-    connection = try SQLiteConnection(path: path)
-    try connection.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;")
+    do {
+      // Several hub processes may share the file (a restart overlapping the old one): wait, do not fail.
+      connection = try SQLiteConnection(path: path, readOnly: false, create: true, busyTimeoutMs: 5000)
+      try connection.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;")
+    } catch {
+      throw HubStorageError("cannot open the hub database \(path): \(error.message); check the path and permissions")
+    }
   }
 
   // MARK: - HubStorage
@@ -52,16 +58,15 @@ public final class SQLiteHubStorage: HubStorage, @unchecked Sendable {
     guard !records.isEmpty else { return [] }
     let payloads = try StoredPayload.encode(records)
     return try await blocking { connection in
-      try connection.execute("BEGIN IMMEDIATE")
-      do {
+      try connection.transaction {
         var foreign: Set<String> = []
-        var sequence: Int64 = 0
-        try connection.query("SELECT COALESCE(MAX(seq), 0) FROM measurements", []) { sequence = $0.integer(0) }
+        var sequence = try connection.scalarInt("SELECT COALESCE(MAX(seq), 0) FROM measurements") ?? 0
         for (record, payload) in zip(records, payloads) {
-          var existing: (owner: String, modifiedAt: Double, payload: String)?
-          try connection.query(
-            "SELECT device_id, modified_at, payload FROM measurements WHERE id = ?", [.text(record.id)]
-          ) { existing = ($0.text(0) ?? "", $0.double(1), $0.text(2) ?? "") }
+          let existing = try connection.cached(
+            "SELECT device_id, modified_at, payload FROM measurements WHERE id = ?"
+          ).rows([.text(record.id)]) { row in
+            (owner: row.text(0) ?? "", modifiedAt: row.double(1), payload: row.text(2) ?? "")
+          }.first
           if let existing {
             if existing.owner != deviceId {
               foreign.insert(record.id)
@@ -73,43 +78,37 @@ public final class SQLiteHubStorage: HubStorage, @unchecked Sendable {
             if existing.modifiedAt == record.modifiedAt, (try? StoredPayload.decode(existing.payload)) == record { continue }
           }
           sequence += 1
-          try connection.query(Self.upsertSQL, [
-            .text(record.id), .text(deviceId), .double(record.windowEnd), .double(record.modifiedAt),
+          try connection.cached(Self.upsertSQL).run([
+            .text(record.id), .text(deviceId), .real(record.windowEnd), .real(record.modifiedAt),
             .integer(sequence), .text(payload),
           ])
         }
-        try connection.execute("COMMIT")
         return foreign
-      } catch {
-        try? connection.execute("ROLLBACK")
-        throw error
       }
     }
   }
 
   public func latest(deviceId: String) async throws -> MeasurementRecord? {
     try await blocking { connection in
-      var payload: String?
-      try connection.query(
-        "SELECT payload FROM measurements WHERE device_id = ? ORDER BY window_end DESC, id DESC LIMIT 1",
-        [.text(deviceId)]
-      ) { payload = $0.text(0) }
+      let payload = try connection.cached(
+        "SELECT payload FROM measurements WHERE device_id = ? ORDER BY window_end DESC, id DESC LIMIT 1"
+      ).rows([.text(deviceId)]) { $0.text(0) }.first ?? nil
       return try payload.map { try StoredPayload.decode($0) }
     }
   }
 
   public func feed(deviceId: String?, after: Int64, limit: Int) async throws -> FeedSlice {
     try await blocking { connection in
-      var rows: [(Int64, String)] = []
-      let collect: (SQLiteRow) throws -> Void = { rows.append(($0.integer(0), $0.text(1) ?? "")) }
+      let collect: (SQLiteStatement) -> (Int64, String) = { ($0.int64(0), $0.text(1) ?? "") }
+      let rows: [(Int64, String)]
       if let deviceId {
-        try connection.query(
-          "SELECT seq, payload FROM measurements WHERE device_id = ? AND seq > ? ORDER BY seq LIMIT ?",
-          [.text(deviceId), .integer(after), .integer(Int64(limit + 1))], row: collect)
+        rows = try connection.cached(
+          "SELECT seq, payload FROM measurements WHERE device_id = ? AND seq > ? ORDER BY seq LIMIT ?"
+        ).rows([.text(deviceId), .integer(after), .int(limit + 1)], collect)
       } else {
-        try connection.query(
-          "SELECT seq, payload FROM measurements WHERE seq > ? ORDER BY seq LIMIT ?",
-          [.integer(after), .integer(Int64(limit + 1))], row: collect)
+        rows = try connection.cached(
+          "SELECT seq, payload FROM measurements WHERE seq > ? ORDER BY seq LIMIT ?"
+        ).rows([.integer(after), .int(limit + 1)], collect)
       }
       let hasMore = rows.count > limit
       let page = rows.prefix(limit)
@@ -120,34 +119,28 @@ public final class SQLiteHubStorage: HubStorage, @unchecked Sendable {
 
   public func device(forTokenHash hash: String) async throws -> String? {
     try await blocking { connection in
-      var device: String?
-      try connection.query("SELECT device_id FROM tokens WHERE token_hash = ?", [.text(hash)]) { device = $0.text(0) }
-      return device
+      try connection.cached("SELECT device_id FROM tokens WHERE token_hash = ?").rows([.text(hash)]) { $0.text(0) }
+        .first ?? nil
     }
   }
 
   public func addToken(hash: String, deviceId: String, createdAt: Double) async throws {
     try await blocking { connection in
-      try connection.query(
-        "INSERT INTO tokens (token_hash, device_id, created_at) VALUES (?, ?, ?)",
-        [.text(hash), .text(deviceId), .double(createdAt)])
+      try connection.cached("INSERT INTO tokens (token_hash, device_id, created_at) VALUES (?, ?, ?)")
+        .run([.text(hash), .text(deviceId), .real(createdAt)])
     }
   }
 
   public func count(deviceId: String?) async throws -> Int {
     try await blocking { connection in
-      var count: Int64 = 0
-      if let deviceId {
-        try connection.query("SELECT COUNT(*) FROM measurements WHERE device_id = ?", [.text(deviceId)]) { count = $0.integer(0) }
-      } else {
-        try connection.query("SELECT COUNT(*) FROM measurements", []) { count = $0.integer(0) }
-      }
-      return Int(count)
+      guard let deviceId else { return Int(try connection.scalarInt("SELECT COUNT(*) FROM measurements") ?? 0) }
+      return try connection.cached("SELECT COUNT(*) FROM measurements WHERE device_id = ?")
+        .rows([.text(deviceId)]) { $0.int(0) }.first ?? 0
     }
   }
 
   public func ping() async throws {
-    try await blocking { connection in try connection.query("SELECT 1", []) }
+    try await blocking { connection in _ = try connection.scalarInt("SELECT 1") }
   }
 
   public func close() async throws {}
@@ -162,9 +155,14 @@ public final class SQLiteHubStorage: HubStorage, @unchecked Sendable {
       payload = excluded.payload
     """
 
+  /// Runs `body` on the blocking pool under the lock; SQLite's own errors come out as the hub's, naming the file.
   private func blocking<T: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> T) async throws -> T {
     try await NIOThreadPool.singleton.runIfActive { [self] in
-      try lock.withLock { try body(connection) }
+      do {
+        return try lock.withLock { try body(connection) }
+      } catch let error as SQLiteError {
+        throw HubStorageError("SQLite error in \(path): \(error)")
+      }
     }
   }
 }

@@ -1,3 +1,5 @@
+import Platform
+import Raster
 import StressModel
 
 /// The register, RAM and glass state of an emulated SSD1680/SSD1681, and how each command changes it. Owned by

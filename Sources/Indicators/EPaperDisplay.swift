@@ -1,4 +1,5 @@
 import Logging
+import Raster
 import StressModel
 
 /// The e-paper panel as the daemon uses it: lays out `PanelContent` for the panel, asks the `RefreshPolicy`

@@ -1,5 +1,7 @@
+import BoardParts
 import LinuxIO
 import Logging
+import Raster
 
 /// Drives an SSD1680/SSD1681 e-paper panel over SPI plus three GPIO lines (DC, RST, BUSY) and, on HAT rev 2.x, the
 /// PWR switch, with the init sequence the panel's maker uses (see `EPaperModel`). Every refresh switches the panel

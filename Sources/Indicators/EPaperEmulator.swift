@@ -1,11 +1,7 @@
 import LinuxIO
+import Platform
+import Raster
 import Synchronization
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// An SSD1680/SSD1681 panel in software: it takes the SPI byte stream and the DC/RST lines a driver produces,
 /// interprets them as the controller does (commands and parameters, RAM address windows and counters, data

@@ -1,3 +1,4 @@
+import BoardParts
 import LinuxIO
 import StressModel
 

@@ -1,11 +1,7 @@
 import Logging
+import Platform
+import Raster
 import StressModel
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// Keeps `PanelState` on disk so that after a restart the driver still knows what the glass shows: a partial
 /// refresh against the wrong previous frame leaves ghosts. The file is a PBM of the frame (viewable as an image)

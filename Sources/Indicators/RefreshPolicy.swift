@@ -1,3 +1,4 @@
+import Raster
 import StressModel
 
 /// When the e-paper panel may refresh, and how. E-paper wears and ghosts when driven too often or only ever

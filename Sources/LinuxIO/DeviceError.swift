@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
+import Platform
 
 /// The kinds of device node stressmon opens; each knows how a Raspberry Pi user fixes the usual failures.
 public enum DeviceKind: String, Sendable {
@@ -64,15 +60,5 @@ public struct DeviceError: Error, Equatable, Sendable, CustomStringConvertible {
     default:
       "check the wiring and the board file"
     }
-  }
-}
-
-/// Retries a system call while it fails with EINTR, as swift-system's `retryOnInterrupt` does.
-@inlinable
-public func retryingOnInterrupt<T: FixedWidthInteger>(_ body: () -> T) -> T {
-  while true {
-    let result = body()
-    if result < 0 && errno == EINTR { continue }
-    return result
   }
 }

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
+import Platform
 
 /// The GPIO character devices in a directory (`/dev`): `gpiochipN` entries in the order of N. libgpiod 2 has no
 /// "open by label", so both backends find a chip the same way: open each in turn and compare labels.

@@ -1,11 +1,7 @@
+import BoardParts
 import CGPIODShim
+import Platform
 import Synchronization
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// A GPIO chip through libgpiod: 1.x (Debian 12) or 2.x (Debian 13 and the Raspberry Pi OS built on it),
 /// whichever the `CGPIODShim` target was compiled against (`GPIODChip.backend` says which). Found by label, lines

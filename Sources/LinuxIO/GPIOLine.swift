@@ -1,21 +1,8 @@
+import BoardParts
+
 /// The GPIO seam: a chip hands out requested lines; a line is set, read and released. `GPIODChip` implements it on
 /// a board through libgpiod 1.x or 2.x (chosen at compile time by the CGPIODShim target); emulators implement it
 /// in tests and on the simulated board.
-
-// MARK: - Line addressing
-
-/// How a board file names a line: by its name in the device tree (`"GPIO17"`) or by its offset on the chip.
-public enum GPIOLineID: Sendable, Hashable, CustomStringConvertible {
-  case name(String)
-  case offset(UInt32)
-
-  public var description: String {
-    switch self {
-    case .name(let name): "'\(name)'"
-    case .offset(let offset): "offset \(offset)"
-    }
-  }
-}
 
 /// What a line is requested for, with the electrical options the kernel applies.
 public enum GPIODirection: Sendable, Hashable {

@@ -1,3 +1,5 @@
+import BoardParts
+
 /// How a board file's line reference becomes an offset on a chip, with the Raspberry Pi fall-back: when a line
 /// called `GPIOn` is not found by name on a chip whose offsets are BCM GPIO numbers, offset n is used. The Pi 5's
 /// RP1 on its first 6.1 kernels named the header lines after their pins (`PIN11` is GPIO17, `PIN18` is GPIO24);

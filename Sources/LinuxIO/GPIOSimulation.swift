@@ -1,10 +1,6 @@
+import BoardParts
+import Platform
 import Synchronization
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// One change on a simulated line, stamped with the simulation's time.
 public struct GPIOEvent: Sendable, Hashable, CustomStringConvertible {

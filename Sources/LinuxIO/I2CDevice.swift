@@ -1,10 +1,5 @@
 import CI2C
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
+import Platform
 
 /// An open i2c-dev node (`/dev/i2c-N`): a file descriptor and its path, nothing hidden.
 ///
@@ -40,17 +35,18 @@ public struct I2CDevice: Sendable, Equatable {
 
   /// Opens an i2c-dev node read-write. ENOENT → "enable I2C"; EACCES → "join group i2c".
   public static func open(path: String) throws(DeviceError) -> I2CDevice {
-    let fd = retryingOnInterrupt { Glibc.open(path, O_RDWR | O_CLOEXEC) }
-    guard fd >= 0 else { throw DeviceError(kind: .i2c, path: path, operation: "open", errno: errno) }
-    return I2CDevice(rawValue: fd, path: path)
+    do {
+      return I2CDevice(rawValue: try FileDescriptor.open(path, .readWrite).rawValue, path: path)
+    } catch {
+      throw DeviceError(kind: .i2c, path: path, operation: "open", errno: error.rawValue)
+    }
   }
 
   // MARK: - Public
 
   /// Closes the descriptor. The value must not be used afterwards.
   public func close() throws(DeviceError) {
-    // close(2) must not be retried on EINTR on Linux: the descriptor is already released.
-    if Glibc.close(rawValue) != 0 { throw error("close", errno) }
+    do { try FileDescriptor(rawValue: rawValue).close() } catch let failure { throw error("close", failure.rawValue) }
   }
 
   /// Selects the 7-bit address later SMBus transfers go to (`ioctl(I2C_SLAVE)`). EBUSY means a kernel driver

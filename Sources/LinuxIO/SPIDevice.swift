@@ -1,11 +1,6 @@
 import CLinuxShim
+import Platform
 import Synchronization
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// A spidev node (`/dev/spidevB.C`), opened and configured once, written in chunks the kernel accepts.
 ///
@@ -28,8 +23,12 @@ public final class SPIDevice: SPITransport {
   public init(path: String = "/dev/spidev0.0", configuration: SPIConfiguration = .ePaper) throws {
     self.path = path
     self.configuration = configuration
-    let fd = retryingOnInterrupt { open(path, O_RDWR | O_CLOEXEC) }
-    guard fd >= 0 else { throw DeviceError(kind: .spi, path: path, operation: "open", errno: errno) }
+    let fd: Int32
+    do {
+      fd = try FileDescriptor.open(path, .readWrite).rawValue
+    } catch {
+      throw DeviceError(kind: .spi, path: path, operation: "open", errno: error.rawValue)
+    }
     let status = stressmon_spi_configure(fd, configuration.mode, configuration.bitsPerWord, configuration.speedHz)
     if status < 0 {
       closeDescriptor(fd)
@@ -71,7 +70,6 @@ public final class SPIDevice: SPITransport {
   }
 }
 
-/// close(2) under a name the class's own `close()` does not shadow.
 private func closeDescriptor(_ fd: Int32) {
-  _ = close(fd)
+  try? FileDescriptor(rawValue: fd).close()
 }

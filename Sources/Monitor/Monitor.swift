@@ -1,20 +1,15 @@
 import Analysis
 import Config
 import FoundationEssentials
-import Indicators
 import Logging
+import Platform
 import PulseDSP
+import Raster
 import Sensors
 import Store
 import StressModel
 import Sync
 import Synchronization
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// What tests and special set-ups inject instead of the real thing.
 public struct MonitorEnvironment: Sendable {

@@ -1,11 +1,6 @@
+import Platform
 import Store
 import SyncWire
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// What the daemon is for: a desk monitor, a battery wearable, or a kiosk showing another device's category.
 public enum MonitorMode: String, Sendable, CaseIterable, Codable {

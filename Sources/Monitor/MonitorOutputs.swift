@@ -1,16 +1,11 @@
 import Config
 import Indicators
 import LinuxIO
+import Platform
 import Sensors
 import Store
 import Sync
 import Synchronization
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// The clocks of one run. Paced runs share one `PacedClock` (sensor pacing, LED blinking, panel BUSY timing); the
 /// sensor's sleeps run on the sampling thread's own timer when there is one. `--speed max` has virtual clocks
@@ -242,21 +237,15 @@ final class SyncRunner: Sendable {
   }
 
   static func readToken(_ path: String) throws(MonitorError) -> String {
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else {
-      let reason = String(cString: strerror(errno))
+    let bytes: [UInt8]
+    do {
+      let file = try FileDescriptor.open(path, .readOnly)
+      defer { try? file.close() }
+      bytes = try file.readAll(limit: 4_096, chunk: 512)
+    } catch {
       throw .badFile(
-        "[sync] token_file \(path): \(reason); create it with 'stressmon-hub token create --device ID > \(path)' "
+        "[sync] token_file \(path): \(error); create it with 'stressmon-hub token create --device ID > \(path)' "
           + "or leave [sync] hub empty", code: 66)
-    }
-    defer { close(fd) }
-    var bytes: [UInt8] = []
-    var buffer = [UInt8](repeating: 0, count: 512)
-    while true {
-      let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-      if count <= 0 { break }
-      bytes += buffer[0..<count]
-      if bytes.count > 4_096 { break }
     }
     let token = String(decoding: bytes, as: UTF8.self).filter { !$0.isWhitespace }
     guard !token.isEmpty else {

@@ -1,4 +1,5 @@
 import Indicators
+import Raster
 import StressModel
 
 /// Where the measuring stands. Every output shows it: the LEDs (a rhythm per state), the panel's status line,

@@ -1,5 +1,7 @@
 import Indicators
 import Logging
+import Platform
+import Raster
 import Synchronization
 
 /// The e-paper panel as a pipeline stage: takes the newest content from its mailbox (older ones are coalesced

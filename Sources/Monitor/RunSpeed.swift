@@ -1,13 +1,8 @@
 import Indicators
+import Platform
 import Sensors
 import StressModel
 import Synchronization
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// How fast a run goes relative to the data: the sensor's own pace, N times faster (a replay or the simulated
 /// board), or as fast as the machine allows.

@@ -60,10 +60,11 @@ extension SamplingLoop {
     }
   }
 
-  /// `--speed max`: wait for the store and the outputs instead of letting their queues grow.
+  /// `--speed max`: wait for the store and the outputs instead of letting their queues grow, and for the store to
+  /// have scored the baseline after every window handed over (so the next block sees a new baseline at once).
   func applyBackPressure() async {
     await board.waitForRoom(limit: 64)
-    while let store, store.backlog > 2_048 {
+    while let store, store.backlog > 2_048 || store.windowsInFlight > 0 {
       do { try await Task.sleep(nanoseconds: 500_000) } catch { return }
     }
   }

@@ -1,11 +1,6 @@
 import CLinuxShim
+import Platform
 import Sensors
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// A thread of its own for the sampling loop: a `TaskExecutor` the sampling task prefers, so that the loop and the
 /// source actor it calls (default actors follow the task's executor preference, SE-0417) never wait behind other

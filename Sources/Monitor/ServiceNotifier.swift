@@ -1,10 +1,5 @@
+import Platform
 import Synchronization
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// systemd's service notification (sd_notify(3)) without libsystemd: one datagram per message to the AF_UNIX socket
 /// named by `$NOTIFY_SOCKET` (a path, or `@name` in the abstract namespace). The daemon says `READY=1` once the

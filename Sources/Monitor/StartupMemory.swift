@@ -1,10 +1,5 @@
 import Logging
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
+import Platform
 
 /// Gives back the pages only start-up needed. A Swift binary's code and metadata are mapped from the file; the
 /// kernel maps them 64 KiB at a time around each page touched ("fault-around"), so argument parsing, config and

@@ -1,4 +1,5 @@
 import Indicators
+import Raster
 import Synchronization
 
 /// The one place the daemon's state lives. The sampling loop, the store queue, the panel and the kiosk poller

@@ -42,6 +42,8 @@ public final class StoreStage: Sendable {
     var timerGeneration = 0
     var closed = false
     var dropped = 0
+    /// Windows handed over whose drain (append, baseline refresh, report) has not finished yet.
+    var windowsInFlight = 0
   }
 
   // MARK: - Properties
@@ -106,11 +108,13 @@ public final class StoreStage: Sendable {
       guard !inbox.closed else { return (false, nil) }
       inbox.records.append(contentsOf: records)
       inbox.ibis.append(contentsOf: ibis)
+      inbox.windowsInFlight += records.count
       if inbox.pendingSince == nil { inbox.pendingSince = now }
       let extraRecords = inbox.records.count - Self.inboxLimit
       if extraRecords > 0 {
         inbox.records.removeFirst(extraRecords)
         inbox.dropped += extraRecords
+        inbox.windowsInFlight -= extraRecords
       }
       let extraIBIs = inbox.ibis.count - Self.inboxLimit * 10
       if extraIBIs > 0 { inbox.ibis.removeFirst(extraIBIs) }
@@ -126,6 +130,11 @@ public final class StoreStage: Sendable {
 
   /// Rows handed over and not yet appended to the writer (the sampling loop waits on this at `--speed max`).
   public var backlog: Int { inbox.withLock { $0.records.count + $0.ibis.count / 50 } }
+
+  /// Windows handed over that the store has not yet appended and scored the baseline for. `--speed max` waits for
+  /// 0 before the next block, so a personal baseline takes over at the same point of the data however busy the
+  /// machine is (the replay equals `analyze` and itself, run after run).
+  public var windowsInFlight: Int { inbox.withLock { $0.windowsInFlight } }
 
   /// Drains what is handed over, commits everything, checkpoints and closes. Returns the final health.
   public func close() async -> StoreWriter.Health {
@@ -167,6 +176,7 @@ public final class StoreStage: Sendable {
     for record in records { writer.append(record, since: since) }
     inbox.withLock { $0.writing = false }
     report(now: records.last?.windowEnd, windowsAdded: !records.isEmpty)
+    inbox.withLock { $0.windowsInFlight -= records.count }
     armForWriter()
   }
 

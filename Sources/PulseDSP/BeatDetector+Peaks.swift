@@ -1,53 +1,16 @@
-// The detector's peak logic at the working rate: the hysteresis tracker, the candidate rules, acceptance and
-// the adaptation timers. Integer only; called from `BeatDetector.stepWorking`.
+// The detector's peak logic at the working rate: candidates from the tracker, the rules that judge them,
+// acceptance, and the adaptation timers. Integer only; called from `BeatDetector.stepWorking`.
 extension BeatDetector {
-  // MARK: - Peak/trough tracker
+  // MARK: - Learning
 
   /// While no reference exists, the range and steepest slope since the restart set the hysteresis and the
   /// acquisition test.
   @inline(__always)
   mutating func learnRange(value: Int64, slope: Int64, index: Int64) {
-    guard index > settledAfter else { return }
-    if value > rangeMax { rangeMax = value }
-    if value < rangeMin { rangeMin = value }
-    if slope > steepestSlope { steepestSlope = slope }
-    let range = rangeMax > rangeMin ? rangeMax &- rangeMin : 0
-    hysteresis = max(parameters.hysteresisFloorQ8, (range &* parameters.hysteresisQ8) >> 8)
-  }
-
-  /// Alternates between climbing to a peak and descending to a trough; a peak is a candidate once the signal
-  /// has fallen `hysteresis` below it.
-  @inline(__always)
-  mutating func track(value: Int64, slope: Int64, index: Int64) {
-    if rising {
-      if slope > upSlope { upSlope = slope }
-      if value > peakValue {
-        peakValue = value
-        peakIndex = index
-        peakBefore = value &- slope
-        needAfter = true
-        return
-      }
-      if needAfter {
-        peakAfter = value
-        needAfter = false
-      }
-      if value < peakValue &- hysteresis {
-        candidate(at: index)
-        rising = false
-        valley = value
-      }
-    } else if value < valley {
-      valley = value
-    } else if value > valley &+ hysteresis {
-      trough = valley
-      rising = true
-      peakValue = value
-      peakIndex = index
-      peakBefore = value &- slope
-      needAfter = true
-      upSlope = max(0, slope)
-    }
+    guard index > acquisition.settledAfter else { return }
+    acquisition.observe(value: value, slope: slope)
+    tracker.hysteresis = max(parameters.hysteresisFloorQ8, (acquisition.range &* parameters.hysteresisQ8) >> 8)
+    energy.setScale(forAmplitude: acquisition.range)
   }
 
   // MARK: - Candidates
@@ -57,26 +20,30 @@ extension BeatDetector {
   /// `confirmSamples` to fall by the hysteresis is no systolic peak (those fall fast): a plateau, a slow
   /// drift. Dropping it also bounds the latency.
   mutating func candidate(at index: Int64) {
-    let slope = upSlope
-    upSlope = 0
-    guard !rawBad, index > settledAfter, index &- peakIndex <= parameters.confirmSamples else { return }
-    if hasPending {
-      if peakIndex &- pending.index <= parameters.mergeSamples && peakValue > pending.value {
-        pending.index = peakIndex
-        pending.value = peakValue
-        pending.before = peakBefore
-        pending.after = peakAfter
-        pending.amplitude = peakValue &- pending.trough
-        pending.slope = max(pending.slope, slope)
+    let slope = tracker.takeUpSlope()
+    guard !contact.rawBad, index > acquisition.settledAfter, index &- tracker.peakIndex <= parameters.confirmSamples
+    else { return }
+    if merge.isOpen {
+      let t = tracker
+      if t.peakIndex &- merge.candidate.index <= parameters.mergeSamples && t.peakValue > merge.candidate.value {
+        merge.candidate.index = t.peakIndex
+        merge.candidate.value = t.peakValue
+        merge.candidate.before = t.peakBefore
+        merge.candidate.after = t.peakAfter
+        merge.candidate.amplitude = t.peakValue &- merge.candidate.trough
+        merge.candidate.slope = max(merge.candidate.slope, slope)
+        merge.candidate.energy = t.energy
+        merge.energyTaken = t.energyTaken
       }
       return
     }
-    let next = Candidate(
-      index: peakIndex, value: peakValue, before: peakBefore, after: peakAfter,
-      amplitude: peakValue &- trough, slope: slope, trough: trough)
+    let next = tracker.candidate(slope: slope)
     if judge(next) {
-      pending = next
-      hasPending = true
+      merge.candidate = next
+      merge.energyTaken = tracker.energyTaken
+      merge.isOpen = true
+    } else {
+      noteSecondary(next)
     }
   }
 
@@ -85,40 +52,53 @@ extension BeatDetector {
   mutating func judge(_ c: Candidate) -> Bool {
     let p = parameters
     guard c.amplitude >= p.minimumAmplitudeQ8 else { return false }
-    let sinceLast = c.index &- lastBeatIndex
-    if hasLastBeat && sinceLast < p.refractorySamples { return false }
-    guard !amplitudes.isEmpty else {
+    let sinceLast = c.index &- rhythm.lastBeatIndex
+    if rhythm.hasLastBeat && sinceLast < p.refractorySamples { return false }
+    guard !references.isEmpty else {
       // Learning: the candidate must span half the range and have half the steepest slope seen so far.
-      return c.amplitude &* 2 >= rangeMax &- rangeMin && c.slope &* 2 >= steepestSlope
+      return c.amplitude &* 2 >= acquisition.rangeMax &- acquisition.rangeMin
+        && c.slope &* 2 >= acquisition.steepestSlope
     }
     var threshold = p.scoreThresholdQ16
-    if hasLastBeat {
-      let expected = intervals.isEmpty ? 0 : intervals.median
-      let zone = max(p.zoneSamples, (expected &* p.zoneShareQ8) >> 8)
-      // Beyond the zone, a late reflected wave (slow heart, compliant arteries) is still lower than the last
-      // beat and rises less than it did. Without this a detector that once took such waves for beats stays
-      // locked at twice the heart rate.
-      let heightZone = max(p.heightZoneSamples, (expected &* p.zoneShareQ8) >> 8)
-      if sinceLast >= zone && sinceLast < heightZone && lastHeight > 0
-        && c.value &* 256 < p.secondaryRatioQ8 &* lastHeight && c.amplitude < lastAmplitude
-      {
-        return false
+    if rhythm.hasLastBeat {
+      let expected = rhythm.intervals.isEmpty ? 0 : rhythm.intervals.median
+      let (zone, heightZone) = secondaryZones(expected: expected)
+      switch secondary.state {
+      case .unknown:
+        // Beyond the zone, a late reflected wave (slow heart, compliant arteries) is still lower than the last
+        // beat and rises less than it did. Without this a detector that once took such waves for beats stays
+        // locked at twice the heart rate.
+        if sinceLast >= zone && sinceLast < heightZone && references.lastHeight > 0
+          && c.value &* 256 < p.secondaryRatioQ8 &* references.lastHeight && c.amplitude < references.lastAmplitude
+        {
+          return false
+        }
+        if sinceLast < zone {
+          // Secondary-wave zone: only a beat as large and as tall as the last one passes.
+          if c.amplitude &* 256 < p.secondaryRatioQ8 &* references.lastAmplitude { return false }
+          if references.lastHeight > 0 && c.value &* 256 < p.secondaryRatioQ8 &* references.lastHeight { return false }
+        }
+      case .recurring:
+        // The pulse's own secondary wave: near its delay and smaller than the beat.
+        let delay = secondary.delays.median
+        let tolerance = max(p.secondaryToleranceSamples, (delay &* p.secondaryToleranceShareQ8) >> 8)
+        if abs(sinceLast &- delay) <= tolerance && c.amplitude < references.lastAmplitude { return false }
+      case .absent:
+        break
       }
-      if sinceLast < zone {
-        // Secondary-wave zone: only a beat as large and as tall as the last one passes.
-        if c.amplitude &* 256 < p.secondaryRatioQ8 &* lastAmplitude { return false }
-        if lastHeight > 0 && c.value &* 256 < p.secondaryRatioQ8 &* lastHeight { return false }
-      } else if regular && expected > 0 && abs(sinceLast &- expected) &* 256 < p.regularToleranceQ8 &* expected {
+      if sinceLast >= zone && rhythm.regular && expected > 0
+        && abs(sinceLast &- expected) &* 256 < p.regularToleranceQ8 &* expected
+      {
         threshold = p.relaxedScoreThresholdQ16
       }
     }
     // Decayed references only help a candidate that falls on the rhythm (near a whole number of expected
     // intervals after the last beat): after a stretch of motion, noise off the beat stays rejected.
-    var amplitudeBase = amplitudeReference
-    var slopeBase = slopeReference
-    if decayQ15 < 1 << 15 && !onRhythm(sinceLast) {
-      amplitudeBase = amplitudes.median
-      slopeBase = slopes.median
+    var amplitudeBase = references.amplitude
+    var slopeBase = references.slope
+    if references.isDecayed && !onRhythm(sinceLast) {
+      amplitudeBase = references.amplitudes.median
+      slopeBase = references.slopes.median
     }
     let amplitudeRatio = ratioQ8(c.amplitude, amplitudeBase)
     let slopeRatio = ratioQ8(c.slope, slopeBase)
@@ -129,8 +109,8 @@ extension BeatDetector {
   /// Whether `since` working samples after the last beat is within `phaseTolerance` of a whole number of
   /// expected intervals (true when no interval is known yet).
   func onRhythm(_ since: Int64) -> Bool {
-    guard hasLastBeat, !intervals.isEmpty else { return true }
-    let expected = intervals.median
+    guard rhythm.hasLastBeat, !rhythm.intervals.isEmpty else { return true }
+    let expected = rhythm.intervals.median
     let beats = max(1, (since &+ expected / 2) / expected)
     return abs(since &- beats &* expected) &* 256 < parameters.phaseToleranceQ8 &* expected
   }
@@ -147,35 +127,44 @@ extension BeatDetector {
 
   /// The merge window has closed: the pending candidate is a beat.
   mutating func acceptPending(at index: Int64) {
-    hasPending = false
-    let c = pending
-    if decayQ15 < 1 << 15 {
+    merge.isOpen = false
+    let c = merge.candidate
+    // Elgendi's block of interest: the peak's energy (its largest W1 average) must stand above the energy of
+    // the last W2 plus the offset. Noise in diastole and on the downstroke does not.
+    if !energy.stands(peakEnergy: c.energy) {
+      noteSecondary(c)
+      return
+    }
+    if references.isDecayed {
       // A beat after decayed references: if it is smaller than they were, the amplitude really dropped, so
       // the references come down to it (never further than the decay went); a large beat keeps them.
-      if c.amplitude < amplitudes.median {
-        let shareQ15 = max(decayQ15, (c.amplitude << 15) / max(1, amplitudes.median))
-        amplitudes.scale(byQ15: shareQ15)
-        slopes.scale(byQ15: shareQ15)
+      let median = references.amplitudes.median
+      if c.amplitude < median {
+        let shareQ15 = max(references.decayQ15, (c.amplitude << 15) / max(1, median))
+        references.amplitudes.scale(byQ15: shareQ15)
+        references.slopes.scale(byQ15: shareQ15)
       }
-      decayQ15 = 1 << 15
+      references.decayQ15 = 1 << 15
     }
-    if hasLastBeat {
-      let interval = c.index &- lastBeatIndex
-      let expected = intervals.median
-      regular = !intervals.isEmpty
+    closeSecondarySpan(interval: c.index &- rhythm.lastBeatIndex)
+    if rhythm.hasLastBeat {
+      let interval = c.index &- rhythm.lastBeatIndex
+      let expected = rhythm.intervals.median
+      rhythm.regular = !rhythm.intervals.isEmpty
         && abs(interval &- expected) &* 256 < parameters.regularToleranceQ8 &* expected
       noteRhythm(interval)
-      if interval <= parameters.longestIntervalSamples { intervals.push(interval) }
+      if interval <= parameters.longestIntervalSamples { rhythm.intervals.push(interval) }
     }
-    amplitudes.push(c.amplitude)
-    slopes.push(max(1, c.slope))
-    hasLastBeat = true
-    lastBeatIndex = c.index
-    lastAmplitude = c.amplitude
-    lastHeight = c.value
+    references.amplitudes.push(c.amplitude)
+    references.slopes.push(max(1, c.slope))
+    rhythm.hasLastBeat = true
+    rhythm.lastBeatIndex = c.index
+    references.lastAmplitude = c.amplitude
+    references.lastHeight = c.value
     updateReferences()
+    energy.setScale(forAmplitude: references.amplitude)
     updateTimers()
-    readyBeat = DetectedBeat(
+    outbox.readyBeat = DetectedBeat(
       positionQ16: beatPositionQ16(c), reportedAt: position &- 1, amplitudeQ8: c.amplitude, upslopeQ8: c.slope)
     updateQualityFromRhythm()
   }
@@ -185,12 +174,12 @@ extension BeatDetector {
   /// Records whether an interval continues the rhythm (within `rhythmTolerance` of the expected interval,
   /// or of the previous one while none is expected yet).
   mutating func noteRhythm(_ interval: Int64) {
-    let reference = intervals.isEmpty ? lastInterval : intervals.median
+    let reference = rhythm.intervals.isEmpty ? rhythm.lastInterval : rhythm.intervals.median
     let off = interval > parameters.longestIntervalSamples
       || (reference > 0 && abs(interval &- reference) &* 256 > parameters.rhythmToleranceQ8 &* reference)
-    rhythm = ((rhythm << 1) | (off ? 1 : 0)) & 0b11111
-    rhythmCount = min(5, rhythmCount + 1)
-    lastInterval = interval
+    rhythm.offBits = ((rhythm.offBits << 1) | (off ? 1 : 0)) & 0b11111
+    rhythm.count = min(5, rhythm.count + 1)
+    rhythm.lastInterval = interval
   }
 
   /// Beats count as good signal once two intervals in a row continue the rhythm; when three of the last five
@@ -198,10 +187,10 @@ extension BeatDetector {
   /// cleaner judges them). Clipped stays clipped.
   mutating func updateQualityFromRhythm() {
     guard quality != .clipped else { return }
-    let offCount = (rhythm & 1) + (rhythm >> 1 & 1) + (rhythm >> 2 & 1) + (rhythm >> 3 & 1) + (rhythm >> 4 & 1)
+    let noisy = secondary.extraTotal >= BeatDetectorTuning.noisyExtraPeaks
     if quality == .good {
-      if offCount >= 3 { setQuality(.poorSignal, at: position &- 1) }
-    } else if rhythmCount >= 2 && rhythm & 0b11 == 0 {
+      if rhythm.offCount >= 3 || noisy { setQuality(.poorSignal, at: position &- 1) }
+    } else if rhythm.isSteady && secondary.extraTotal <= BeatDetectorTuning.quietExtraPeaks {
       setQuality(.good, at: position &- 1)
     }
   }
@@ -216,62 +205,50 @@ extension BeatDetector {
       offsetQ16 = min(1 << 15, max(-(1 << 15), offsetQ16))
     }
     let m = parameters.decimationFactor
-    return ((origin &+ c.index &* m) << 16) &+ offsetQ16 &* m &- parameters.timeCorrectionQ16
+    return ((clock.origin &+ c.index &* m) << 16) &+ offsetQ16 &* m &- parameters.timeCorrectionQ16
   }
 
   // MARK: - Adaptation
 
   /// Beats are overdue: decay the references; after longer, declare lock lost and learn afresh.
   mutating func overdue(at index: Int64) {
-    guard !rawBad else { return }
-    if index > lostAt {
+    guard !contact.rawBad else { return }
+    if index > rhythm.lostAt {
       restart(at: index, settle: false)
       setQuality(.poorSignal, at: position &- 1)
       return
     }
-    if !amplitudes.isEmpty && decayQ15 > parameters.decayFloorQ15 {
-      decayQ15 = max(parameters.decayFloorQ15, (decayQ15 &* parameters.decayStepQ15) >> 15)
+    if !references.isEmpty && references.decayQ15 > parameters.decayFloorQ15 {
+      references.decayQ15 = max(parameters.decayFloorQ15, (references.decayQ15 &* parameters.decayStepQ15) >> 15)
       updateReferences()
     }
   }
 
   mutating func updateReferences() {
-    amplitudeReference = (amplitudes.median &* decayQ15) >> 15
-    slopeReference = (slopes.median &* decayQ15) >> 15
-    hysteresis = max(parameters.hysteresisFloorQ8, (amplitudeReference &* parameters.hysteresisQ8) >> 8)
+    references.update()
+    tracker.hysteresis = max(parameters.hysteresisFloorQ8, (references.amplitude &* parameters.hysteresisQ8) >> 8)
   }
 
   /// Recomputes when the references start to decay and when lock counts as lost, from the last beat (or the
   /// restart) and the expected interval.
   mutating func updateTimers() {
     let p = parameters
-    let expected = intervals.isEmpty ? p.defaultIntervalSamples : intervals.median
-    let since = hasLastBeat ? lastBeatIndex : settledAfter
-    decayFrom = since &+ max(p.decayAfterSamples, expected &* 2)
-    lostAt = since &+ max(p.lostAfterSamples, (expected &* 5) >> 1)
-    if !hasLastBeat { decayFrom = min(decayFrom, lostAt) }
+    let expected = rhythm.intervals.isEmpty ? p.defaultIntervalSamples : rhythm.intervals.median
+    let since = rhythm.hasLastBeat ? rhythm.lastBeatIndex : acquisition.settledAfter
+    rhythm.decayFrom = since &+ max(p.decayAfterSamples, expected &* 2)
+    rhythm.lostAt = since &+ max(p.lostAfterSamples, (expected &* 5) >> 1)
+    if !rhythm.hasLastBeat { rhythm.decayFrom = min(rhythm.decayFrom, rhythm.lostAt) }
   }
 
   /// Forgets what was learnt (references, rhythm, pending candidate) and learns again from `index`, after
   /// the settling time if `settle`.
   mutating func restart(at index: Int64, settle: Bool) {
-    amplitudes.removeAll()
-    slopes.removeAll()
-    intervals.removeAll()
-    decayQ15 = 1 << 15
-    amplitudeReference = 0
-    slopeReference = 0
-    hasLastBeat = false
-    regular = false
-    rhythm = 0
-    rhythmCount = 0
-    lastInterval = 0
-    hasPending = false
-    settledAfter = index &+ (settle ? parameters.settleSamples : 0)
-    rangeMax = .min
-    rangeMin = .max
-    steepestSlope = 0
-    hysteresis = parameters.hysteresisFloorQ8
+    references = PulseReferences()
+    rhythm = RhythmTracker()
+    secondary = SecondaryWaveWatch()
+    merge.isOpen = false
+    acquisition = Acquisition(settledAfter: index &+ (settle ? parameters.settleSamples : 0))
+    tracker.hysteresis = parameters.hysteresisFloorQ8
     updateTimers()
   }
 }

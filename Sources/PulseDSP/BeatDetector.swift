@@ -32,63 +32,21 @@ public struct BeatDetector: Sendable {
 
   var monitor: RawSignalMonitor
   var decimator: BoxcarDecimator
-  var highPass: HighPassQ15
-  var lowPass: ButterworthLowPassQ16
+  var bandPass: BandPass
+  var energy: EnergyGate
   let invert: Bool
   let parameters: Parameters
 
-  // Working-rate clock: index of the next working sample since the last reset, and where that reset was.
-  var workingIndex: Int64 = 0
-  var origin: Int64 = 0
-  var previousValue: Int64 = 0
-
-  // Peak/trough tracker (hysteresis).
-  var rising = true
-  var peakValue = Int64.min
-  var peakIndex: Int64 = 0
-  var peakBefore: Int64 = 0
-  var peakAfter: Int64 = 0
-  var needAfter = false
-  var valley = Int64.max
-  var trough: Int64 = 0
-  var upSlope: Int64 = 0
-  var hysteresis: Int64 = 0
-
-  // The candidate waiting out the merge window.
-  var hasPending = false
-  var pending = Candidate()
-
-  // Running references and rhythm.
-  var amplitudes = RecentMedian()
-  var slopes = RecentMedian()
-  var intervals = RecentMedian()
-  var decayQ15: Int64 = 1 << 15
-  var amplitudeReference: Int64 = 0
-  var slopeReference: Int64 = 0
-  var hasLastBeat = false
-  var lastBeatIndex: Int64 = 0
-  var lastAmplitude: Int64 = 0
-  var lastHeight: Int64 = 0
-  var regular = false
-  /// The last five intervals, newest in bit 0: 1 = off the rhythm.
-  var rhythm = 0
-  var rhythmCount = 0
-  var lastInterval: Int64 = 0
-  var settledAfter: Int64 = 0
-  var decayFrom = Int64.max
-  var lostAt = Int64.max
-  var rangeMax = Int64.min
-  var rangeMin = Int64.max
-  var steepestSlope: Int64 = 0
-  var rawBad = false
-  /// Raw-intensity input: the light level (block mean) while beats were good, and how many blocks ago.
-  var contactLevel: Int64 = 0
-  var blocksSinceContact = 0
-
-  // Events of the current sample, drained after it.
-  var readyBeat: DetectedBeat?
-  var reportedQuality: SignalQuality = .settling
-  var qualityChangedAt: Int64 = 0
+  // The state, in named parts (BeatDetectorState.swift).
+  var clock = WorkingClock()
+  var contact = ContactWatch()
+  var tracker = PeakTracker()
+  var acquisition = Acquisition()
+  var merge = MergeWindow()
+  var references = PulseReferences()
+  var rhythm = RhythmTracker()
+  var secondary = SecondaryWaveWatch()
+  var outbox = EventOutbox()
 
   // MARK: - Initialization
 
@@ -102,9 +60,11 @@ public struct BeatDetector: Sendable {
     workingRateHz = rate / Double(decimationFactor)
     monitor = RawSignalMonitor(configuration: configuration)
     decimator = BoxcarDecimator(factor: decimationFactor)
-    highPass = HighPassQ15(cornerHz: BeatDetectorTuning.highPassCornerHz, sampleRateHz: workingRateHz)
+    let highPass = HighPassDesign(cornerHz: BeatDetectorTuning.highPassCornerHz, sampleRateHz: workingRateHz)
     let lowCorner = min(BeatDetectorTuning.lowPassCornerHz, BeatDetectorTuning.lowPassMaximumShareOfRate * workingRateHz)
-    lowPass = ButterworthLowPassQ16(cornerHz: lowCorner, sampleRateHz: workingRateHz)
+    let lowPass = ButterworthLowPassDesign(cornerHz: lowCorner, sampleRateHz: workingRateHz)
+    bandPass = BandPass(highPass: highPass, lowPass: lowPass)
+    energy = EnergyGate(workingRateHz: workingRateHz)
     invert = configuration.polarity == .inverted
     parameters = Parameters(
       workingRateHz: workingRateHz, decimationFactor: decimationFactor, groupDelay: lowPass.groupDelaySamples,
@@ -130,11 +90,13 @@ public struct BeatDetector: Sendable {
 
   /// Processes one input sample; calls `handle` for each event it completes (usually none).
   public mutating func process(_ sample: Int32, _ handle: (BeatDetectorEvent) -> Void) {
+    energy.makeUnique()
     if step(sample) { drain(handle) }
   }
 
   /// Processes a block of contiguous input samples, calling `handle` for each event in order.
   public mutating func process(_ samples: UnsafeBufferPointer<Int32>, _ handle: (BeatDetectorEvent) -> Void) {
+    energy.makeUnique()
     for sample in samples where step(sample) { drain(handle) }
   }
 
@@ -148,16 +110,14 @@ public struct BeatDetector: Sendable {
   /// `settling` through the next `process` call's handler if the quality was something else.
   public mutating func reset(gap: Int = 0) {
     position &+= Int64(max(0, gap))
-    origin = position
-    workingIndex = 0
-    previousValue = 0
+    clock = WorkingClock(index: 0, origin: position, previousValue: 0)
     monitor.reset()
     decimator.reset()
-    highPass.reset()
-    lowPass.reset()
-    rawBad = false
-    readyBeat = nil
-    contactLevel = 0
+    bandPass.reset()
+    energy.reset()
+    contact.rawBad = false
+    outbox.readyBeat = nil
+    contact.level = 0
     restart(at: 0, settle: true)
     setQuality(.settling, at: position)
   }
@@ -170,17 +130,17 @@ public struct BeatDetector: Sendable {
     position &+= 1
     if let block = monitor.observe(sample) { handleBlock(block) }
     if decimator.add(sample) { stepWorking(decimator.takeMeanQ8()) }
-    return readyBeat != nil || quality != reportedQuality
+    return outbox.readyBeat != nil || quality != outbox.reportedQuality
   }
 
   mutating func drain(_ handle: (BeatDetectorEvent) -> Void) {
-    if let beat = readyBeat {
-      readyBeat = nil
+    if let beat = outbox.readyBeat {
+      outbox.readyBeat = nil
       handle(.beat(beat))
     }
-    if quality != reportedQuality {
-      reportedQuality = quality
-      handle(.quality(quality, at: qualityChangedAt))
+    if quality != outbox.reportedQuality {
+      outbox.reportedQuality = quality
+      handle(.quality(quality, at: outbox.qualityChangedAt))
     }
   }
 
@@ -188,16 +148,30 @@ public struct BeatDetector: Sendable {
   @inline(__always)
   mutating func stepWorking(_ meanQ8: Int64) {
     let x = invert ? 0 &- meanQ8 : meanQ8
-    let value = lowPass.step(highPass.step(x))
-    let index = workingIndex
-    workingIndex &+= 1
-    let slope = index == 0 ? 0 : value &- previousValue
-    previousValue = value
-    if amplitudes.isEmpty { learnRange(value: value, slope: slope, index: index) }
-    track(value: value, slope: slope, index: index)
-    if hasPending {
-      if index &- pending.index > parameters.mergeSamples { acceptPending(at: index) }
-    } else if index > decayFrom {
+    let value = bandPass.step(x)
+    if clock.index & energy.strideMask == 0 {
+      energy.step(value)
+      // The peak-window average centred on the tracker's current peak, and on the candidate waiting to be
+      // decided: taken at the first gate sample at or after the centre.
+      let centre = clock.index &- energy.centreDelay
+      if !tracker.energyTaken && centre >= tracker.peakIndex {
+        tracker.energy = energy.peakSum
+        tracker.energyTaken = true
+      }
+      if merge.isOpen && !merge.energyTaken && centre >= merge.candidate.index {
+        merge.candidate.energy = energy.peakSum
+        merge.energyTaken = true
+      }
+    }
+    let index = clock.index
+    clock.index &+= 1
+    let slope = index == 0 ? 0 : value &- clock.previousValue
+    clock.previousValue = value
+    if references.isEmpty { learnRange(value: value, slope: slope, index: index) }
+    if tracker.track(value: value, slope: slope, index: index) { candidate(at: index) }
+    if merge.isOpen {
+      if index &- merge.candidate.index > parameters.mergeSamples { acceptPending(at: index) }
+    } else if index > rhythm.decayFrom {
       overdue(at: index)
     }
   }
@@ -210,15 +184,15 @@ public struct BeatDetector: Sendable {
   mutating func lightLost(_ block: RawSignalMonitor.BlockState) -> Bool {
     guard invert else { return false }
     let mean = monitor.lastMean
-    blocksSinceContact += 1
-    if contactLevel > 0 && blocksSinceContact <= parameters.contactMemoryBlocks
-      && mean < (contactLevel &* parameters.contactLossShareQ8) >> 8
+    contact.blocksSince += 1
+    if contact.level > 0 && contact.blocksSince <= parameters.contactMemoryBlocks
+      && mean < (contact.level &* parameters.contactLossShareQ8) >> 8
     {
       return true
     }
     if block == .usable && quality == .good {
-      contactLevel = mean
-      blocksSinceContact = 0
+      contact.level = mean
+      contact.blocksSince = 0
     }
     return false
   }
@@ -226,7 +200,7 @@ public struct BeatDetector: Sendable {
   mutating func setQuality(_ newQuality: SignalQuality, at stream: Int64) {
     guard newQuality != quality else { return }
     quality = newQuality
-    qualityChangedAt = stream
+    outbox.qualityChangedAt = stream
   }
 
   /// A finished half-second block of raw input: bad blocks suspend detection, the first good one after them
@@ -236,28 +210,28 @@ public struct BeatDetector: Sendable {
     let block = lightLost(reported) ? .dark : reported
     switch block {
     case .usable:
-      if rawBad {
-        rawBad = false
+      if contact.rawBad {
+        contact.rawBad = false
         // The level usually jumps when contact returns (a finger back on a raw-intensity sensor: tens of
         // thousands of counts): the filters start afresh from here instead of ringing for seconds.
-        highPass.reset()
-        lowPass.reset()
-        restart(at: workingIndex, settle: true)
+        bandPass.reset()
+        energy.reset()
+        restart(at: clock.index, settle: true)
         setQuality(.settling, at: position &- 1)
       } else if quality == .clipped {
-        setQuality(hasLastBeat && rhythmCount >= 2 && rhythm & 0b11 == 0 ? .good : .settling, at: position &- 1)
+        setQuality(rhythm.hasLastBeat && rhythm.isSteady ? .good : .settling, at: position &- 1)
       }
     case .clipped:
       // Detection goes on (the flat top's middle is still a usable peak); the state says so.
-      if !rawBad { setQuality(.clipped, at: max(origin, blockStart)) }
+      if !contact.rawBad { setQuality(.clipped, at: max(clock.origin, blockStart)) }
     case .flat, .dark:
-      rawBad = true
-      hasPending = false
-      setQuality(.noContact, at: max(origin, blockStart))
+      contact.rawBad = true
+      merge.isOpen = false
+      setQuality(.noContact, at: max(clock.origin, blockStart))
     case .saturated:
-      rawBad = true
-      hasPending = false
-      setQuality(.saturated, at: max(origin, blockStart))
+      contact.rawBad = true
+      merge.isOpen = false
+      setQuality(.saturated, at: max(clock.origin, blockStart))
     }
   }
 }

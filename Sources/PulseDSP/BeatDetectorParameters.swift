@@ -20,6 +20,8 @@ extension BeatDetector {
     let decayFloorQ15: Int64
     let hysteresisQ8: Int64
     let zoneShareQ8: Int64
+    let secondaryToleranceSamples: Int64
+    let secondaryToleranceShareQ8: Int64
     let secondaryRatioQ8: Int64
     let regularToleranceQ8: Int64
     let rhythmToleranceQ8: Int64
@@ -56,6 +58,8 @@ extension BeatDetector {
       decayFloorQ15 = Int64((T.decayFloor * 32_768).rounded())
       hysteresisQ8 = q8(T.hysteresisShare)
       zoneShareQ8 = q8(T.secondaryZoneShareOfInterval)
+      secondaryToleranceSamples = samples(T.secondaryDelayToleranceSeconds)
+      secondaryToleranceShareQ8 = q8(T.secondaryDelayToleranceShare)
       secondaryRatioQ8 = q8(T.secondaryRatio)
       regularToleranceQ8 = q8(T.regularTolerance)
       rhythmToleranceQ8 = q8(T.rhythmTolerance)
@@ -86,5 +90,7 @@ extension BeatDetector {
     var amplitude: Int64 = 0
     var slope: Int64 = 0
     var trough: Int64 = 0
+    /// The largest peak-window energy from the rise to now (`EnergyGate`).
+    var energy: Int64 = 0
   }
 }

@@ -58,6 +58,30 @@ enum BeatDetectorTuning {
   /// Up to this long after a beat (or the zone, if longer), a candidate lower than 0.6 × the last beat's
   /// height and rising less than it is a late secondary wave.
   static let secondaryHeightZoneSeconds = 0.6
+  /// The zones are a guard while the pulse is unknown. A secondary wave recurs after nearly every beat at the
+  /// same delay; an early beat does not. Of the last eight beats, at least this many followed by a peak that
+  /// was not a beat (within the height zone), at delays consistent within ±max(60 ms, 20 %) (four of the
+  /// last five): a recurring wave, rejected only near its delay. At most `secondaryAbsentCount`: no secondary
+  /// wave, early candidates are judged by their score alone.
+  static let secondaryRecurringCount = 6
+  static let secondaryAbsentCount = 1
+  static let secondaryMinimumBeats = 6
+  static let secondaryDelayToleranceSeconds = 0.06
+  static let secondaryDelayToleranceShare = 0.2
+  /// Peaks between beats beyond each beat's first one (its secondary wave), summed over the last eight beats: at
+  /// least this many and the pulse is buried in noise (poor signal, whatever the rhythm); at most
+  /// `quietExtraPeaks` before it counts as good again.
+  static let noisyExtraPeaks = 4
+  static let quietExtraPeaks = 2
+
+  // MARK: - Energy gate (Elgendi et al. 2013, PLoS ONE 8(10): e76585)
+
+  /// Moving averages of the clipped, squared pulse over a systolic peak's width and over a beat, and the offset
+  /// (a share of the squared signal's long-term mean) the first must exceed the second by. Elgendi's values.
+  static let energyPeakWindowSeconds = 0.111
+  static let energyBeatWindowSeconds = 0.667
+  static let energyOffset = 0.02
+  static let energyMeanSeconds = 8.0
 
   // MARK: - Adaptation
 

@@ -1,5 +1,3 @@
-import PortableMath
-
 // Fixed-point building blocks of the detector. Q formats (CMSIS-DSP style, written in the names):
 // - Signals are Int64 in "Q8 input units": input LSB × 256. Eight fraction bits keep the filters' rounding
 //   far below one input LSB; magnitudes stay below 2^41 for any Int32 input (see each `step`).
@@ -50,16 +48,21 @@ struct BoxcarDecimator: Sendable {
   }
 }
 
-/// First-order high-pass (DC and drift removal): y[n] = a · (y[n−1] + x[n] − x[n−1]), a = e^(−2π fc / fs)
-/// in Q15. Its DC gain is exactly zero, so an 18-bit raw intensity with a DC of 2^17 leaves only the pulse.
+/// First-order high-pass (DC and drift removal), the state half of `HighPassDesign`:
+/// y[n] = a · (y[n−1] + x[n] − x[n−1]) with a in Q15. Its DC gain is exactly zero, so an 18-bit raw intensity
+/// with a DC of 2^17 leaves only the pulse.
 struct HighPassQ15: Sendable {
-  let coefficientQ15: Int64
+  let design: HighPassDesign
   private var previousInput: Int64 = 0
   private var output: Int64 = 0
   private var primed = false
 
+  init(design: HighPassDesign) {
+    self.design = design
+  }
+
   init(cornerHz: Double, sampleRateHz: Double) {
-    coefficientQ15 = Int64((PortableMath.exp(-2 * Double.pi * cornerHz / sampleRateHz) * 32_768).rounded())
+    self.init(design: HighPassDesign(cornerHz: cornerHz, sampleRateHz: sampleRateHz))
   }
 
   @inline(__always)
@@ -70,7 +73,7 @@ struct HighPassQ15: Sendable {
       previousInput = input
     }
     // |input| < 2^39 (Q8 of an Int32) and |output| < 2^41, so |output + Δinput| < 2^42: product < 2^57.
-    output = (coefficientQ15 &* (output &+ input &- previousInput) &+ (1 << 14)) >> 15
+    output = (design.coefficientQ15 &* (output &+ input &- previousInput) &+ (1 << 14)) >> 15
     previousInput = input
     return output
   }
@@ -82,42 +85,35 @@ struct HighPassQ15: Sendable {
   }
 }
 
-/// Second-order Butterworth low-pass by the bilinear transform (pre-warped), direct form I in Q16:
-/// y = (b0 (x[n] + 2x[n−1] + x[n−2]) − a1 y[n−1] − a2 y[n−2]) >> 16. Smooths the pulse and removes
-/// mains, ripple and quantisation steps before peak picking (Elgendi 2013 used 8 Hz: the systolic upstroke
-/// keeps its shape, the dicrotic wave stays separable).
+/// Second-order Butterworth low-pass, the state half of `ButterworthLowPassDesign`: direct form I in Q16,
+/// y = (b0 (x[n] + 2x[n−1] + x[n−2]) − a1 y[n−1] − a2 y[n−2]) >> 16. Smooths the pulse and removes mains, ripple
+/// and quantisation steps before peak picking (Elgendi 2013 used 8 Hz: the systolic upstroke keeps its shape,
+/// the dicrotic wave stays separable).
 struct ButterworthLowPassQ16: Sendable {
-  let b0Q16: Int64
-  let a1Q16: Int64
-  let a2Q16: Int64
-  /// Group delay at 1.2 Hz (a resting pulse's fundamental), in output samples: subtracted from beat times.
-  let groupDelaySamples: Double
+  let design: ButterworthLowPassDesign
   private var x1: Int64 = 0
   private var x2: Int64 = 0
   private var y1: Int64 = 0
   private var y2: Int64 = 0
 
-  init(cornerHz: Double, sampleRateHz: Double) {
-    let k = PortableMath.tan(Double.pi * cornerHz / sampleRateHz)
-    let q = 1 / 2.squareRoot()
-    let norm = 1 / (1 + k / q + k * k)
-    let b0 = k * k * norm
-    let a1 = 2 * (k * k - 1) * norm
-    let a2 = (1 - k / q + k * k) * norm
-    b0Q16 = Int64((b0 * 65_536).rounded())
-    a1Q16 = Int64((a1 * 65_536).rounded())
-    a2Q16 = Int64((a2 * 65_536).rounded())
-    groupDelaySamples = Self.groupDelay(
-      b: [Double(b0Q16), 2 * Double(b0Q16), Double(b0Q16)], a: [65_536, Double(a1Q16), Double(a2Q16)],
-      frequency: 1.2 / sampleRateHz)
+  init(design: ButterworthLowPassDesign) {
+    self.design = design
   }
+
+  init(cornerHz: Double, sampleRateHz: Double) {
+    self.init(design: ButterworthLowPassDesign(cornerHz: cornerHz, sampleRateHz: sampleRateHz))
+  }
+
+  /// Group delay at 1.2 Hz in output samples (the design's).
+  var groupDelaySamples: Double { design.groupDelaySamples }
 
   @inline(__always)
   mutating func step(_ input: Int64) -> Int64 {
     // The high-pass output is below 2^41 (its impulse response has an L1 norm of 2 and |input| < 2^39), so
     // b0 · (x + 2x1 + x2) < 2^16 · 2^43 = 2^59; |a1| < 2^17, |a2| < 2^16 and |y| < 2^42 keep the feedback
     // products below 2^59 too: the sum stays below 2^61.
-    let output = (b0Q16 &* (input &+ (x1 &<< 1) &+ x2) &- a1Q16 &* y1 &- a2Q16 &* y2 &+ (1 << 15)) >> 16
+    let d = design
+    let output = (d.b0Q16 &* (input &+ (x1 &<< 1) &+ x2) &- d.a1Q16 &* y1 &- d.a2Q16 &* y2 &+ (1 << 15)) >> 16
     x2 = x1
     x1 = input
     y2 = y1
@@ -131,23 +127,24 @@ struct ButterworthLowPassQ16: Sendable {
     y1 = 0
     y2 = 0
   }
+}
 
-  /// Group delay −dφ/dω of B(z)/A(z) at `frequency` (cycles per sample), by the standard formula
-  /// Re(Σ k c_k e^{−jωk} / Σ c_k e^{−jωk}) for the numerator minus the same for the denominator.
-  private static func groupDelay(b: [Double], a: [Double], frequency: Double) -> Double {
-    func delay(_ c: [Double]) -> Double {
-      let w = 2 * Double.pi * frequency
-      var re = 0.0, im = 0.0, rre = 0.0, rim = 0.0
-      for (k, ck) in c.enumerated() {
-        let phase = -w * Double(k)
-        re += ck * PortableMath.cos(phase)
-        im += ck * PortableMath.sin(phase)
-        rre += Double(k) * ck * PortableMath.cos(phase)
-        rim += Double(k) * ck * PortableMath.sin(phase)
-      }
-      let denominator = re * re + im * im
-      return denominator == 0 ? 0 : (rre * re + rim * im) / denominator
-    }
-    return delay(b) - delay(a)
+/// The detector's band-pass (Elgendi 2013's 0.5-8 Hz): the high-pass then the low-pass, one working sample at
+/// a time.
+struct BandPass: Sendable {
+  var highPass: HighPassQ15
+  var lowPass: ButterworthLowPassQ16
+
+  init(highPass: HighPassDesign, lowPass: ButterworthLowPassDesign) {
+    self.highPass = HighPassQ15(design: highPass)
+    self.lowPass = ButterworthLowPassQ16(design: lowPass)
+  }
+
+  @inline(__always)
+  mutating func step(_ input: Int64) -> Int64 { lowPass.step(highPass.step(input)) }
+
+  mutating func reset() {
+    highPass.reset()
+    lowPass.reset()
   }
 }

@@ -38,6 +38,12 @@ struct RecentMedian: Sendable {
     recompute()
   }
 
+  /// How many stored values lie within `tolerance` of `center`.
+  func count(within tolerance: Int64, of center: Int64) -> Int {
+    func near(_ value: Int64, _ slot: Int) -> Int { slot < count && abs(value &- center) <= tolerance ? 1 : 0 }
+    return near(v0, 0) + near(v1, 1) + near(v2, 2) + near(v3, 3) + near(v4, 4)
+  }
+
   mutating func removeAll() {
     next = 0
     count = 0

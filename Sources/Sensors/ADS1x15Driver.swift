@@ -1,4 +1,4 @@
-import Config
+import BoardParts
 import LinuxIO
 
 /// The ADS1115 (16-bit) and ADS1015 (12-bit) ADCs (TI datasheet SBAS444, "Register Map"), for the analog pulse
@@ -39,21 +39,6 @@ public struct ADS1x15Configuration: Sendable, Equatable {
   public var locations: [String: String] = [:]
 
   public init() {}
-
-  public init(board sensor: SensorSettings) throws(SensorError) {
-    guard sensor.part.isADS1x15 else {
-      throw .unsupported(message: "\(sensor.path): part '\(sensor.part.rawValue)' is not an ADS1x15")
-    }
-    part = sensor.part
-    address = sensor.address
-    if part == .ads1015 { dataRateSPS = 1600 }
-    if let channel = sensor.channel { self.channel = channel }
-    if let volts = sensor.fullScaleVolts { fullScaleVolts = volts }
-    if let rate = sensor.dataRateSPS { dataRateSPS = rate }
-    if let rate = sensor.outputRateHz { outputRateHz = rate }
-    for key in ["channel", "full_scale_v", "data_rate_sps", "output_rate_hz"] { locations[key] = sensor.location(of: key) }
-    try validate()
-  }
 
   public var rates: [Int] { part == .ads1015 ? ADS1x15Register.ads1015Rates : ADS1x15Register.ads1115Rates }
 

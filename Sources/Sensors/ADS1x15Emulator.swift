@@ -1,4 +1,4 @@
-import Config
+import BoardParts
 import Synchronization
 
 /// A register-level ADS1115/ADS1015 with an analog pulse sensor on one input: the pointer register, the config

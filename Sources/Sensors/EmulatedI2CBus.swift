@@ -1,11 +1,6 @@
 import LinuxIO
+import Platform
 import Synchronization
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// A device on the emulated bus, at the level of bytes on the wire: a write transfer's first byte selects the
 /// register, the rest are written from there; a read transfer clocks bytes out from the register pointer.

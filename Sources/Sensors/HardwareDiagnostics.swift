@@ -1,12 +1,6 @@
-import Config
 import FoundationEssentials
 import LinuxIO
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
+import Platform
 
 /// One check of `stressmon doctor`: what was checked, how it went, and the fix when it failed.
 public struct DiagnosticCheck: Sendable, Equatable, Codable {
@@ -36,12 +30,14 @@ public enum HardwareDiagnostics {
 
   /// The node exists and opens read-write.
   public static func deviceNode(_ path: String, kind: DeviceKind, name: String) -> DiagnosticCheck {
-    let fd = retryingOnInterrupt { open(path, O_RDWR | O_CLOEXEC) }
-    if fd >= 0 {
-      close(fd)
+    let code: Int32
+    do {
+      try FileDescriptor.open(path, .readWrite).close()
       return DiagnosticCheck(name: name, status: .pass, detail: "\(path) exists and opens read-write")
+    } catch {
+      code = error.rawValue
     }
-    let error = DeviceError(kind: kind, path: path, operation: "open", errno: errno)
+    let error = DeviceError(kind: kind, path: path, operation: "open", errno: code)
     let what = error.isMissing ? "\(path) does not exist" : "\(path) cannot be opened: \(error.systemMessage)"
     return DiagnosticCheck(name: name, status: .fail, detail: what, fix: error.hint)
   }

@@ -1,4 +1,4 @@
-import Config
+import BoardParts
 
 /// The settings of a MAX3010x, checked against the datasheet before anything is written to the part.
 ///
@@ -51,39 +51,6 @@ public struct MAX30102Configuration: Sendable, Equatable {
   // MARK: - Initialization
 
   public init() {}
-
-  /// The settings a board file gives, on top of the defaults; checked with `validate()`.
-  public init(board sensor: SensorSettings) throws(SensorError) {
-    let part = sensor.part == .emulated ? (sensor.emulates ?? .max30102) : sensor.part
-    guard part.isMAX3010x else {
-      throw .unsupported(message: "\(sensor.path): part '\(sensor.part.rawValue)' is not a MAX3010x")
-    }
-    self.part = part
-    address = sensor.address
-    swapRedIR = sensor.swapRedIR
-    if let leds = sensor.leds { self.leds = leds }
-    if let rate = sensor.sampleRateHz { sampleRateHz = rate }
-    if let averaging = sensor.averaging { self.averaging = averaging }
-    if let width = sensor.pulseWidthMicroseconds { pulseWidthMicroseconds = width }
-    if let range = sensor.adcRangeNanoamps { adcRangeNanoamps = range }
-    if let automatic = sensor.automaticLEDCurrent { automaticLEDCurrent = automatic }
-    let currents: [(String, Double?, [WritableKeyPath<MAX30102Configuration, UInt8>])] = [
-      ("led_current_ma", sensor.ledCurrentMilliamps, [\.redCurrent, \.irCurrent, \.greenCurrent]),
-      ("red_current_ma", sensor.redCurrentMilliamps, [\.redCurrent]),
-      ("ir_current_ma", sensor.irCurrentMilliamps, [\.irCurrent]),
-      ("green_current_ma", sensor.greenCurrentMilliamps, [\.greenCurrent]),
-    ]
-    for (key, milliamps, fields) in currents {
-      guard let milliamps else { continue }
-      let code = try Self.currentCode(milliamps: milliamps, location: sensor.location(of: key), key: key)
-      for field in fields { self[keyPath: field] = code }
-    }
-    for key in ["leds", "sample_rate_hz", "averaging", "pulse_width_us", "adc_range_na"] {
-      locations[key] = sensor.location(of: key)
-    }
-    locations["part"] = sensor.location(of: "part")
-    try validate()
-  }
 
   // MARK: - Public
 
@@ -150,14 +117,15 @@ public struct MAX30102Configuration: Sendable, Equatable {
     let range = UInt8(Self.adcRanges.firstIndex(of: adcRangeNanoamps) ?? 1)
     let rate = UInt8(Self.sampleRates.firstIndex(of: sampleRateHz) ?? 3)
     let width = UInt8(Self.pulseWidths.firstIndex { $0.0 == pulseWidthMicroseconds } ?? 3)
-    return range << 5 | rate << 2 | width
+    typealias Fields = MAX30102Register.SpO2Configuration
+    return Fields.adcRange.set(range) | Fields.sampleRate.set(rate) | Fields.pulseWidth.set(width)
   }
 
   /// FIFO Configuration byte: SMP_AVE, rollover off (overflow loses the newest samples, so what the FIFO holds
   /// stays contiguous with what was read before, and OVF_COUNTER says how many were lost), A_FULL at 0 empty
   /// slots (set only when all 32 are unread, to tell a full FIFO from an empty one).
   var fifoConfigurationByte: UInt8 {
-    UInt8(Self.averagings.firstIndex(of: averaging) ?? 2) << 5
+    MAX30102Register.FIFOConfiguration.averaging.set(UInt8(Self.averagings.firstIndex(of: averaging) ?? 2))
   }
 
   // MARK: - Private

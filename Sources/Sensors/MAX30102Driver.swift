@@ -1,12 +1,6 @@
-import Config
 import LinuxIO
 import Logging
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
+import Platform
 
 /// A MAX30102 (and MAX30101/MAX30105: same register map, a third LED) on an `I2CBus`.
 ///
@@ -75,9 +69,9 @@ public final class MAX30102Driver {
 
   /// Resets every register to its power-on value and waits for the RESET bit to clear.
   nonisolated(nonsending) public func reset() async throws(SensorError) {
-    try write(MAX30102Register.modeConfiguration, MAX30102Bits.reset)
+    try write(MAX30102Register.modeConfiguration, MAX30102Register.ModeConfiguration.reset)
     let deadline = clock.now() + Self.resetTimeout
-    while try read(MAX30102Register.modeConfiguration) & MAX30102Bits.reset != 0 {
+    while try read(MAX30102Register.modeConfiguration) & MAX30102Register.ModeConfiguration.reset != 0 {
       guard clock.now() < deadline else { throw .resetTimedOut(bus: bus.path, address: configuration.address) }
       do { try await clock.sleep(nanoseconds: Self.resetPollInterval) } catch { return }
     }
@@ -92,16 +86,18 @@ public final class MAX30102Driver {
     _ = try read(MAX30102Register.interruptStatus1)  // clears PWR_RDY
     try write(MAX30102Register.fifoConfiguration, configuration.fifoConfigurationByte)
     // A_FULL is what tells a full FIFO from an empty one (both have WR == RD); enable it so the flag is kept.
-    try write(MAX30102Register.interruptEnable1, MAX30102Bits.almostFull)
+    try write(MAX30102Register.interruptEnable1, MAX30102Register.InterruptEnable1.almostFull)
     try write(MAX30102Register.spo2Configuration, configuration.spo2ConfigurationByte)
     try setLEDCurrents(red: redCurrent, ir: irCurrent, green: greenCurrent)
     if configuration.leds == 3 {
-      // SLOT1 = LED1, SLOT2 = LED2, SLOT3 = LED3, SLOT4 off (Multi-LED Mode Control, slot codes 1-3).
-      try write(MAX30102Register.multiLEDControl1, 0x21)
-      try write(MAX30102Register.multiLEDControl2, 0x03)
+      // SLOT1 = LED1 (red), SLOT2 = LED2 (IR), SLOT3 = LED3 (green), SLOT4 off: the SpO2 order plus green.
+      typealias Slots = MAX30102Register.MultiLEDControl
+      try write(MAX30102Register.multiLEDControl1, Slots.slots(Slots.led1, Slots.led2))
+      try write(MAX30102Register.multiLEDControl2, Slots.slots(Slots.led3, Slots.none))
     }
     try clearFIFO()
-    let mode = configuration.leds == 3 ? MAX30102Bits.modeMultiLED : MAX30102Bits.modeSpO2
+    typealias Mode = MAX30102Register.ModeConfiguration
+    let mode = configuration.leds == 3 ? Mode.multiLED : Mode.spO2
     try write(MAX30102Register.modeConfiguration, mode)
     let now = clock.now()
     nextSampleIndex = 0
@@ -114,8 +110,8 @@ public final class MAX30102Driver {
 
   /// Shutdown mode: sampling stops, the part draws under 1 µA, registers keep their values.
   public func shutdown() throws(SensorError) {
-    let mode = try read(MAX30102Register.modeConfiguration)
-    try write(MAX30102Register.modeConfiguration, mode | MAX30102Bits.shutdown)
+    let shutdown = MAX30102Register.ModeConfiguration.shutdown
+    try updateBits(MAX30102Register.modeConfiguration, mask: shutdown, value: shutdown)
     isRunning = false
   }
 
@@ -136,10 +132,11 @@ public final class MAX30102Driver {
   /// Die temperature in °C (one conversion, about 29 ms).
   nonisolated(nonsending) public func readTemperature() async throws(SensorError) -> Double {
     _ = try read(MAX30102Register.interruptStatus2)
-    try write(MAX30102Register.temperatureConfiguration, 0x01)
+    try write(MAX30102Register.temperatureConfiguration, MAX30102Register.TemperatureConfiguration.enable)
     let deadline = clock.now() + 4 * MAX30102Bits.temperatureConversionNanoseconds
     do { try await clock.sleep(nanoseconds: MAX30102Bits.temperatureConversionNanoseconds) } catch {}
-    while try read(MAX30102Register.temperatureConfiguration) & 0x01 != 0 {
+    let enable = MAX30102Register.TemperatureConfiguration.enable
+    while try read(MAX30102Register.temperatureConfiguration) & enable != 0 {
       guard clock.now() < deadline else {
         throw .device(DeviceError(
           kind: .i2c, path: bus.path, operation: "die temperature conversion", errno: ETIMEDOUT,
@@ -148,7 +145,7 @@ public final class MAX30102Driver {
       do { try await clock.sleep(nanoseconds: Self.resetPollInterval) } catch { break }
     }
     let integer = Int8(bitPattern: try read(MAX30102Register.temperatureInteger))
-    let fraction = try read(MAX30102Register.temperatureFraction) & 0x0F
+    let fraction = MAX30102Register.TemperatureFraction.fraction.get(try read(MAX30102Register.temperatureFraction))
     return Double(integer) + Double(fraction) * MAX30102Bits.temperatureFractionStep
   }
 
@@ -198,6 +195,14 @@ public final class MAX30102Driver {
     try withRetries { () throws(DeviceError) in
       try bus.writeRegister(address: configuration.address, register: register, value: value)
     }
+  }
+
+  /// Read-modify-write of the bits in `mask` (the kernel's regmap_update_bits): the other bits keep their
+  /// values, and nothing is written when the bits already hold `value`.
+  func updateBits(_ register: UInt8, mask: UInt8, value: UInt8) throws(SensorError) {
+    let old = try read(register)
+    let new = old & ~mask | value & mask
+    if new != old { try write(register, new) }
   }
 
   /// Retries transient bus errors (a NACK or EIO from a glitch); a missing node or a permission error is final.

@@ -1,4 +1,4 @@
-import Config
+import BoardParts
 
 extension MAX30102Emulator {
   /// How the emulated part is set up and behaves (part and ids, optics, faults to show).

@@ -1,11 +1,6 @@
-import Config
+import BoardParts
+import Platform
 import Synchronization
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// A register-level MAX3010x at 0x57 for tests and the simulated board: the real register map, a 32-sample FIFO
 /// with write/read pointers that advance on the injected clock, OVF_COUNTER, A_FULL, reset, shutdown, die
@@ -42,7 +37,7 @@ public final class MAX30102Emulator: EmulatedI2CDevice, @unchecked Sendable {
   private let lock = Mutex(())
 
   private var registers = [UInt8](repeating: 0, count: 256)
-  private var status1: UInt8 = MAX30102Bits.powerReady
+  private var status1: UInt8 = MAX30102Register.InterruptStatus1.powerReady
   private var status2: UInt8 = 0
   private var fifo = [[UInt32]](repeating: [0, 0, 0, 0], count: MAX30102Bits.fifoDepth)
   private var writePointer = 0
@@ -152,7 +147,7 @@ public final class MAX30102Emulator: EmulatedI2CDevice, @unchecked Sendable {
     case MAX30102Register.fifoReadPointer: return UInt8(readPointer)
     case MAX30102Register.fifoData: return popFIFOByte()
     case MAX30102Register.modeConfiguration:
-      return registers[Int(register)] | (clock.now() < resetUntil ? MAX30102Bits.reset : 0)
+      return registers[Int(register)] | (clock.now() < resetUntil ? MAX30102Register.ModeConfiguration.reset : 0)
     case MAX30102Register.led3PulseAmplitude where options.part == .max30102: return 0
     case MAX30102Register.revisionID: return options.revisionID
     case MAX30102Register.partID: return options.partID
@@ -167,21 +162,22 @@ public final class MAX30102Emulator: EmulatedI2CDevice, @unchecked Sendable {
       MAX30102Register.partID:
       return  // read-only
     case MAX30102Register.fifoWritePointer:
-      writePointer = Int(value & 0x1F)
+      writePointer = Int(value & MAX30102Register.FIFOPointer.mask)
       isFull = false
     case MAX30102Register.overflowCounter:
-      overflowCounter = Int(value & 0x1F)
+      overflowCounter = Int(value & MAX30102Register.FIFOPointer.mask)
     case MAX30102Register.fifoReadPointer:
-      readPointer = Int(value & 0x1F)
+      readPointer = Int(value & MAX30102Register.FIFOPointer.mask)
       isFull = false
       byteInSample = 0
     case MAX30102Register.modeConfiguration:
-      if value & MAX30102Bits.reset != 0 {
+      if value & MAX30102Register.ModeConfiguration.reset != 0 {
         powerOnReset()
         resetUntil = clock.now() + options.resetDuration
         return
       }
-      registers[Int(register)] = value & (MAX30102Bits.shutdown | MAX30102Bits.modeMask)
+      typealias Mode = MAX30102Register.ModeConfiguration
+      registers[Int(register)] = value & (Mode.shutdown | Mode.mode.mask)
       restartRun()
     case MAX30102Register.fifoConfiguration, MAX30102Register.spo2Configuration, MAX30102Register.multiLEDControl1,
       MAX30102Register.multiLEDControl2:
@@ -190,8 +186,9 @@ public final class MAX30102Emulator: EmulatedI2CDevice, @unchecked Sendable {
     case MAX30102Register.led3PulseAmplitude where options.part == .max30102:
       return  // no LED3 on the MAX30102
     case MAX30102Register.temperatureConfiguration:
-      if value & 0x01 != 0 {
-        registers[Int(register)] = 0x01
+      let enable = MAX30102Register.TemperatureConfiguration.enable
+      if value & enable != 0 {
+        registers[Int(register)] = enable
         temperatureReadyAt = clock.now() + MAX30102Bits.temperatureConversionNanoseconds
       }
     default:
@@ -217,15 +214,17 @@ public final class MAX30102Emulator: EmulatedI2CDevice, @unchecked Sendable {
   /// LED numbers (1 = LED1, 2 = LED2, 3 = LED3) sampled in each FIFO sample, in FIFO order.
   private var activeLEDs: [Int] {
     let mode = registers[Int(MAX30102Register.modeConfiguration)]
-    guard mode & MAX30102Bits.shutdown == 0 else { return [] }
-    switch mode & MAX30102Bits.modeMask {
-    case MAX30102Bits.modeHeartRate: return [1]
-    case MAX30102Bits.modeSpO2: return [1, 2]
-    case MAX30102Bits.modeMultiLED:
+    guard mode & MAX30102Register.ModeConfiguration.shutdown == 0 else { return [] }
+    switch MAX30102Register.ModeConfiguration.mode.get(mode) {
+    case MAX30102Register.ModeConfiguration.heartRate: return [1]
+    case MAX30102Register.ModeConfiguration.spO2: return [1, 2]
+    case MAX30102Register.ModeConfiguration.multiLED:
       let control1 = registers[Int(MAX30102Register.multiLEDControl1)]
       let control2 = registers[Int(MAX30102Register.multiLEDControl2)]
       var leds: [Int] = []
-      for slot in [control1 & 0x07, control1 >> 4 & 0x07, control2 & 0x07, control2 >> 4 & 0x07] {
+      typealias Slots = MAX30102Register.MultiLEDControl
+      let slots = [control1, control2].flatMap { [Slots.lowSlot.get($0), Slots.highSlot.get($0)] }
+      for slot in slots {
         guard slot != 0 else { break }  // slots are used in order; the first empty one ends the list
         leds.append(Int(slot))
       }
@@ -257,32 +256,34 @@ public final class MAX30102Emulator: EmulatedI2CDevice, @unchecked Sendable {
     if isFull {
       overflowCounter = min(MAX30102Bits.overflowCounterMaximum, overflowCounter + 1)
       dropped += 1
-      guard fifoConfiguration & MAX30102Bits.rolloverEnable != 0 else { return }
+      guard fifoConfiguration & MAX30102Register.FIFOConfiguration.rolloverEnable != 0 else { return }
       readPointer = (readPointer + 1) & 31  // rollover: the oldest sample is overwritten
     }
     fifo[writePointer] = words
     writePointer = (writePointer + 1) & 31
     if writePointer == readPointer { isFull = true }
     let unread = isFull ? MAX30102Bits.fifoDepth : (writePointer - readPointer) & 31
+    typealias Status1 = MAX30102Register.InterruptStatus1
     let enables = registers[Int(MAX30102Register.interruptEnable1)]
-    if enables & MAX30102Bits.dataReady != 0 { status1 |= MAX30102Bits.dataReady }
-    let emptySlotsForInterrupt = Int(fifoConfiguration & 0x0F)
-    if enables & MAX30102Bits.almostFull != 0 && unread >= MAX30102Bits.fifoDepth - emptySlotsForInterrupt {
-      status1 |= MAX30102Bits.almostFull
+    if enables & Status1.dataReady != 0 { status1 |= Status1.dataReady }
+    let emptySlotsForInterrupt = Int(MAX30102Register.FIFOConfiguration.almostFullEmptySlots.get(fifoConfiguration))
+    if enables & Status1.almostFull != 0 && unread >= MAX30102Bits.fifoDepth - emptySlotsForInterrupt {
+      status1 |= Status1.almostFull
     }
   }
 
   // MARK: - Private: sampling
 
   private var averaging: Int {
-    [1, 2, 4, 8, 16, 32, 32, 32][Int(registers[Int(MAX30102Register.fifoConfiguration)] >> 5)]
+    let code = MAX30102Register.FIFOConfiguration.averaging.get(registers[Int(MAX30102Register.fifoConfiguration)])
+    return [1, 2, 4, 8, 16, 32, 32, 32][Int(code)]
   }
 
   private var spo2: UInt8 { registers[Int(MAX30102Register.spo2Configuration)] }
 
   /// Nanoseconds per ADC conversion at the configured rate, with the oscillator's error.
   private var conversionPeriod: Double {
-    let rate = Double(MAX30102Configuration.sampleRates[Int(spo2 >> 2 & 0x07)])
+    let rate = Double(MAX30102Configuration.sampleRates[Int(MAX30102Register.SpO2Configuration.sampleRate.get(spo2))])
     return 1e9 / (rate * (1 + options.oscillatorError))
   }
 
@@ -299,10 +300,10 @@ public final class MAX30102Emulator: EmulatedI2CDevice, @unchecked Sendable {
       registers[Int(MAX30102Register.temperatureConfiguration)] = 0
       let whole = options.dieTemperature.rounded(.down)
       registers[Int(MAX30102Register.temperatureInteger)] = UInt8(bitPattern: Int8(clamping: Int(whole)))
-      registers[Int(MAX30102Register.temperatureFraction)] = UInt8((options.dieTemperature - whole) / 0.0625) & 0x0F
-      if registers[Int(MAX30102Register.interruptEnable2)] & MAX30102Bits.dieTemperatureReady != 0 {
-        status2 |= MAX30102Bits.dieTemperatureReady
-      }
+      registers[Int(MAX30102Register.temperatureFraction)] = MAX30102Register.TemperatureFraction.fraction.set(
+        UInt8((options.dieTemperature - whole) / MAX30102Bits.temperatureFractionStep))
+      let ready = MAX30102Register.InterruptStatus2.dieTemperatureReady
+      if registers[Int(MAX30102Register.interruptEnable2)] & ready != 0 { status2 |= ready }
     }
     if runStart == nil && !activeLEDs.isEmpty && now >= resetUntil && resetUntil != .min {
       restartRun()
@@ -310,7 +311,8 @@ public final class MAX30102Emulator: EmulatedI2CDevice, @unchecked Sendable {
     guard let start = runStart else { return }
     let samplePeriod = conversionPeriod * Double(averaging)
     let due = Int(Double(now - start) / samplePeriod)
-    let rollover = registers[Int(MAX30102Register.fifoConfiguration)] & MAX30102Bits.rolloverEnable != 0
+    let fifoConfiguration = registers[Int(MAX30102Register.fifoConfiguration)]
+    let rollover = fifoConfiguration & MAX30102Register.FIFOConfiguration.rolloverEnable != 0
     while producedInRun < due {
       if isFull && !rollover {
         // Everything still due is dropped: count it without computing it.
@@ -330,8 +332,8 @@ public final class MAX30102Emulator: EmulatedI2CDevice, @unchecked Sendable {
     let average = averaging
     let period = conversionPeriod
     let spo2 = spo2
-    let range = Double(MAX30102Configuration.adcRanges[Int(spo2 >> 5 & 0x03)])
-    let bits = MAX30102Configuration.pulseWidths[Int(spo2 & 0x03)].1
+    let range = Double(MAX30102Configuration.adcRanges[Int(MAX30102Register.SpO2Configuration.adcRange.get(spo2))])
+    let bits = MAX30102Configuration.pulseWidths[Int(MAX30102Register.SpO2Configuration.pulseWidth.get(spo2))].1
     let quantum = Int64(1) << (18 - bits)
     var words = [UInt32](repeating: 0, count: 4)
     var sample = Sample(index: produced)

@@ -22,9 +22,10 @@ extension MAX30102Driver {
     let pollTime = clock.now()
     let status = try read(MAX30102Register.interruptStatus1)
     let pointers = try readMany(MAX30102Register.fifoWritePointer, count: 3)
-    let (writePointer, overflow, readPointer) = (pointers[0] & 0x1F, Int(pointers[1] & 0x1F), pointers[2] & 0x1F)
-    var available = Int((writePointer &- readPointer) & MAX30102Bits.pointerMask)
-    if available == 0 && (overflow > 0 || status & MAX30102Bits.almostFull != 0) {
+    let mask = MAX30102Register.FIFOPointer.mask
+    let (writePointer, overflow, readPointer) = (pointers[0] & mask, Int(pointers[1] & mask), pointers[2] & mask)
+    var available = Int((writePointer &- readPointer) & MAX30102Register.FIFOPointer.mask)
+    if available == 0 && (overflow > 0 || status & MAX30102Register.InterruptStatus1.almostFull != 0) {
       available = MAX30102Bits.fifoDepth
     }
     var lostAfter = overflow
@@ -43,7 +44,7 @@ extension MAX30102Driver {
       switch try readBurst(count: count, at: pointer) {
       case .read(let bytes):
         current.append(bytes, count: count, bytesPerSample: configuration.bytesPerSample, swap: configuration.swapRedIR)
-        pointer = (pointer &+ UInt8(count)) & MAX30102Bits.pointerMask
+        pointer = (pointer &+ UInt8(count)) & MAX30102Register.FIFOPointer.mask
         remaining -= count
       case .flushed(let flushTime):
         // The unread samples are gone; the next sample produced after the flush continues the timeline.
@@ -90,10 +91,11 @@ extension MAX30102Driver {
         guard Self.isTransient(error) else { throw .device(error) }
       }
       let pointers = try readMany(MAX30102Register.fifoWritePointer, count: 3)
-      let (writeNow, overflowNow, readNow) = (pointers[0] & 0x1F, Int(pointers[1] & 0x1F), pointers[2] & 0x1F)
-      let popped = Int((readNow &- pointer) & MAX30102Bits.pointerMask)
+      let mask = MAX30102Register.FIFOPointer.mask
+      let (writeNow, overflowNow, readNow) = (pointers[0] & mask, Int(pointers[1] & mask), pointers[2] & mask)
+      let popped = Int((readNow &- pointer) & MAX30102Register.FIFOPointer.mask)
       if popped == 0 { continue }
-      var unread = Int((writeNow &- readNow) & MAX30102Bits.pointerMask)
+      var unread = Int((writeNow &- readNow) & MAX30102Register.FIFOPointer.mask)
       if unread == 0 && overflowNow > 0 { unread = MAX30102Bits.fifoDepth }
       // Safe to rewind while the popped slots still hold the samples: fewer than 32 in the FIFO afterwards.
       if overflowNow == 0 && unread + popped < MAX30102Bits.fifoDepth {

@@ -1,3 +1,4 @@
+import Platform
 import Signals
 
 /// A recorded pulse wave, normalised to feed emulators: pulses point up, median 0, and the 5th-95th percentile
@@ -74,10 +75,7 @@ public struct PulseWaveform: Sendable {
 /// same noise, so that two runs, or a test and the emulator, agree to the count.
 enum DeterministicNoise {
   static func hash(_ index: Int, _ stream: UInt64) -> UInt64 {
-    var z = UInt64(bitPattern: Int64(index)) &* 0x9E37_79B9_7F4A_7C15 &+ stream &* 0xD1B5_4A32_D192_ED03
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
+    SplitMix64.mix(UInt64(bitPattern: Int64(index)) &* SplitMix64.increment &+ stream &* 0xD1B5_4A32_D192_ED03)
   }
 
   /// Triangular noise in [-1, 1] (the sum of two uniforms), closer to sensor noise than a uniform.

@@ -1,10 +1,5 @@
+import Platform
 import Synchronization
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// Monotonic time for sensors, injected so that tests and the simulated board can run on a virtual clock.
 /// Times are nanoseconds from an arbitrary origin.

@@ -1,10 +1,5 @@
+import Platform
 import Signals
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// Settings of the synthetic pulse: a MAX30102-like raw signal (counts, pulses down) with known beats.
 public struct SyntheticPulseConfiguration: Sendable, Equatable {

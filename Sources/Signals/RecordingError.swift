@@ -32,7 +32,7 @@ public enum RecordingError: Error, Equatable, CustomStringConvertible {
     case .outOfRange(let path, let line, let column):
       "\(path):\(line): the value in column '\(column)' is too large for a sensor sample (beyond ±2^31)"
     case .badSidecar(let path, let reason):
-      "\(path): the sidecar JSON does not parse (\(reason)); fix it or pass --rate and --invert explicitly"
+      "\(path): the sidecar JSON does not parse (\(reason)); fix it, or give --rate and --polarity (or --invert) to analyse without it"
     case .cannotCreate(let path, let reason):
       "\(path): cannot create (\(reason)); check the directory exists and is writable"
     case .writeFailed(let path, let reason):

@@ -1,10 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import Platform
 
 // The set-up of a reader (which columns, which fixed-point scale) and the field parser, apart from the hot loop.
 extension RecordingReader {
@@ -198,7 +192,7 @@ struct Cursor {
   }
 
   /// Moves the unread tail to the front and reads another chunk after it.
-  mutating func fill(fd: Int32, path: String) throws(RecordingError) {
+  mutating func fill(_ file: FileDescriptor, path: String) throws(RecordingError) {
     if start > 0 {
       let tail = end - start
       if tail > 0 {
@@ -211,11 +205,15 @@ struct Cursor {
     if buffer.count - end < chunkSize { buffer.append(contentsOf: [UInt8](repeating: 0, count: chunkSize)) }
     let space = buffer.count - end
     let offset = end
-    var got = 0
-    repeat {
-      got = buffer.withUnsafeMutableBufferPointer { read(fd, $0.baseAddress! + offset, space) }
-    } while got < 0 && errno == EINTR
-    if got < 0 { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
+    let got: Int
+    do {
+      got = try buffer.withUnsafeMutableBufferPointer { all throws(Errno) in
+        let window = UnsafeMutableBufferPointer(rebasing: all[offset..<(offset + space)])
+        return try file.read(into: UnsafeMutableRawBufferPointer(window))
+      }
+    } catch {
+      throw .unreadable(path: path, reason: error.description)
+    }
     if got == 0 { atEOF = true }
     end += got
   }

@@ -1,10 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import Platform
 
 /// Streams a PPG recording (CSV with a header row) as blocks of integer samples, without loading the file.
 ///
@@ -26,7 +20,7 @@ public final class RecordingReader {
 
   private let channelColumns: [Int]
   private let gapColumn: Int?
-  private var fd: Int32
+  private let file: FileDescriptor
   private var cursor: Cursor
   private var lineNumber = 2
   private var sampleIndex = 0
@@ -42,28 +36,32 @@ public final class RecordingReader {
   // MARK: - Initialization
 
   /// Opens `path`. `channels` names the columns to read (nil: the default PPG column). `skipLeadingSamples`
-  /// turns that many first rows into a gap (device start-up), keeping the timeline's indices.
-  public init(path: String, channels: [String]? = nil, skipLeadingSamples: Int? = nil) throws(RecordingError) {
+  /// turns that many first rows into a gap (device start-up), keeping the timeline's indices. `readSidecar:
+  /// false` ignores the sidecar beside the file (the caller has everything it would give).
+  public init(
+    path: String, channels: [String]? = nil, skipLeadingSamples: Int? = nil, readSidecar: Bool = true
+  ) throws(RecordingError) {
     self.path = path
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
-    if fd < 0 {
-      let code = errno
-      if code == ENOENT || code == ENOTDIR { throw .notFound(path: path) }
-      throw .unreadable(path: path, reason: String(cString: strerror(code)))
+    let file: FileDescriptor
+    do {
+      file = try FileDescriptor.open(path, .readOnly)
+    } catch {
+      if error.rawValue == ENOENT || error.rawValue == ENOTDIR { throw .notFound(path: path) }
+      throw .unreadable(path: path, reason: error.description)
     }
     do {
       var status = stat()
-      let regular = fstat(fd, &status) == 0 && (status.st_mode & S_IFMT) == S_IFREG
+      let regular = fstat(file.rawValue, &status) == 0 && (status.st_mode & S_IFMT) == S_IFREG
       var cursor = Cursor(fileBytes: regular ? Int(status.st_size) : nil)
-      let sidecar = try RecordingSidecar.load(forRecording: path)
-      try cursor.fill(fd: fd, path: path)
+      let sidecar = readSidecar ? try RecordingSidecar.load(forRecording: path) : nil
+      try cursor.fill(file, path: path)
       guard let headerFields = cursor.takeLine() else { throw RecordingError.empty(path: path) }
       let names = headerFields.map { $0.trimmingQuotesAndSpaces() }
       guard names.contains(where: { !$0.isEmpty && Double($0) == nil }) else { throw RecordingError.noHeader(path: path) }
       let lowered = names.map { $0.lowercased() }
       let gapColumn = lowered.firstIndex(of: "gap")
       let wanted = try Self.chooseChannels(channels, lowered: lowered, names: names, gapColumn: gapColumn, path: path)
-      self.fd = fd
+      self.file = file
       self.sidecar = sidecar
       self.header = names
       self.gapColumn = gapColumn
@@ -81,16 +79,16 @@ public final class RecordingReader {
       let sources = wanted.map { column in wanted.firstIndex(of: column)! }
       self.duplicateSources = sources == Array(wanted.indices) ? nil : sources
     } catch let error as RecordingError {
-      close(fd)
+      try? file.close()
       throw error
     } catch {
-      close(fd)
+      try? file.close()
       throw .unreadable(path: path, reason: "\(error)")
     }
   }
 
   deinit {
-    if fd >= 0 { close(fd) }
+    try? file.close()
     rowScratch.deallocate()
   }
 
@@ -187,7 +185,7 @@ public final class RecordingReader {
     }
   }
 
-  private func fill() throws(RecordingError) { try cursor.fill(fd: fd, path: path) }
+  private func fill() throws(RecordingError) { try cursor.fill(file, path: path) }
 
   private func error(for failure: RowFailure) -> RecordingError {
     switch failure.kind {

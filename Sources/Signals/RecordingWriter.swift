@@ -1,10 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import Platform
 
 /// Writes a recording in exactly the format `RecordingReader` reads: a header of channel names plus `gap`, one
 /// row per sample, and the number of samples lost before a row in its `gap` field. Buffered: one write(2) per
@@ -14,7 +8,7 @@ public final class RecordingWriter {
 
   public let path: String
   public let channelNames: [String]
-  private var fd: Int32
+  private var file: FileDescriptor?
   private var buffer: [UInt8] = []
   private var pendingGap = 0
   private static let flushThreshold = 1 << 16
@@ -25,14 +19,17 @@ public final class RecordingWriter {
   public init(path: String, channels: [String]) throws(RecordingError) {
     self.path = path
     channelNames = channels
-    fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-    guard fd >= 0 else { throw .cannotCreate(path: path, reason: String(cString: strerror(errno))) }
+    do {
+      file = try FileDescriptor.open(path, .writeOnly, options: [.create, .truncate], permissions: 0o644)
+    } catch {
+      throw .cannotCreate(path: path, reason: error.description)
+    }
     buffer.reserveCapacity(Self.flushThreshold + 256)
     append((channels + ["gap"]).joined(separator: ","))
     buffer.append(0x0A)
   }
 
-  deinit { if fd >= 0 { close(fd) } }
+  deinit { try? file?.close() }
 
   // MARK: - Public
 
@@ -59,14 +56,14 @@ public final class RecordingWriter {
   /// Writes what is buffered and fsyncs the file.
   public func flush() throws(RecordingError) {
     try writeBuffer()
-    if fsync(fd) != 0 { throw .writeFailed(path: path, reason: String(cString: strerror(errno))) }
+    do { try file?.sync() } catch { throw .writeFailed(path: path, reason: error.description) }
   }
 
   /// Flushes, closes, and writes the sidecar JSON beside the file.
   public func finish(sidecar: RecordingSidecar) throws(RecordingError) {
     try flush()
-    close(fd)
-    fd = -1
+    try? file?.close()
+    file = nil
     var sidecar = sidecar
     sidecar.columns = channelNames + ["gap"]
     try sidecar.write(forRecording: path)
@@ -93,14 +90,10 @@ public final class RecordingWriter {
   }
 
   private func writeBuffer() throws(RecordingError) {
-    var offset = 0
-    while offset < buffer.count {
-      let written = buffer.withUnsafeBufferPointer { write(fd, $0.baseAddress! + offset, $0.count - offset) }
-      if written < 0 {
-        if errno == EINTR { continue }
-        throw .writeFailed(path: path, reason: String(cString: strerror(errno)))
-      }
-      offset += written
+    do {
+      try file?.writeAll(buffer)
+    } catch {
+      throw .writeFailed(path: path, reason: error.description)
     }
     buffer.removeAll(keepingCapacity: true)
   }

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
+import Platform
 
 /// ISO 8601 dates and times for the command line and exports, without full Foundation (no ICU): the parsing is
 /// a small hand-written scanner, time-zone arithmetic is the C library's (`timegm`, `mktime`, `localtime_r`,

@@ -1,3 +1,4 @@
+import SQLite
 import StressModel
 
 /// The personal baseline, computed by StressModel's `BaselineCalculator` from the stored windows, and its

@@ -1,11 +1,7 @@
+import Platform
+import SQLite
 import StressModel
 import SyncWire
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 // MARK: - Public reading API
 

@@ -1,8 +1,5 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
+import Platform
+import SQLite
 
 /// How much history the store keeps. Rows not yet on the hub (pending, waiting for the clock, clock unresolved,
 /// quarantined) are never deleted by age or size: only `makeRoom` (disk full) may drop them, oldest first,
@@ -255,8 +252,9 @@ extension StoreCore {
 
 /// Creates `path` with `bytes` of allocated (not sparse) space. False when the allocation failed.
 private func allocateFile(_ path: String, bytes: Int64) -> Bool {
-  let fd = open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0o600)
-  guard fd >= 0 else { return false }
-  defer { close(fd) }
-  return posix_fallocate(fd, 0, off_t(bytes)) == 0
+  guard let file = try? FileDescriptor.open(path, .writeOnly, options: .create, permissions: 0o600) else {
+    return false
+  }
+  defer { try? file.close() }
+  return posix_fallocate(file.rawValue, 0, off_t(bytes)) == 0
 }

@@ -1,3 +1,4 @@
+import SQLite
 import SyncWire
 
 // MARK: - Public writing API

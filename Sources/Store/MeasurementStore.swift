@@ -1,12 +1,8 @@
 import FoundationEssentials
 import Logging
+import Platform
+import SQLite
 import Synchronization
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// The device's SQLite store: measurements, clean IBIs, clock anchors per boot, the baseline and its history,
 /// and the sync outbox (sync state columns on the measurement rows).

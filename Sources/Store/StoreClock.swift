@@ -1,11 +1,6 @@
 import CLinuxShim
 import FoundationEssentials
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
+import Platform
 
 /// One look at the clocks: what a row needs to be placed in time, even on a board without a real-time clock.
 public struct ClockReading: Sendable, Equatable {

@@ -1,8 +1,5 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
+import Platform
+import SQLite
 
 /// Why the store cannot do what was asked, in words that say what to do next. Every SQLite failure is mapped to
 /// one of these cases, so the daemon can react per category (disk full → make room; read-only, corrupt → keep

@@ -1,3 +1,5 @@
+import SQLite
+
 /// One numbered step of the schema. Steps run in order, each in its own transaction together with the
 /// `PRAGMA user_version` bump, so a crash mid-migration leaves the previous version intact.
 public struct SchemaMigration: Sendable {

@@ -1,13 +1,8 @@
 import FoundationEssentials
 import Logging
+import Platform
 import Synchronization
 import SyncWire
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// The daemon's way into the store: buffers rows in memory and writes them in short batched transactions, and
 /// never lets a storage failure stop the measuring.

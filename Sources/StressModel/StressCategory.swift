@@ -129,4 +129,13 @@ public enum StressLevel {
     guard !level.isNaN else { return 0 }
     return min(100, max(0, level))
   }
+
+  /// The level for people to read, rounded *down* to `decimals` places: a level just under a category's upper
+  /// bound (24.96, relaxed) must not read as the next category's first value ("25"). Machine output (`--json`)
+  /// carries the level unrounded.
+  public static func text(_ level: Double, decimals: Int = 0) -> String {
+    var scale = 1.0
+    for _ in 0..<max(0, decimals) { scale *= 10 }
+    return ((clamp(level) * scale).rounded(.down) / scale).formatted(decimals: decimals)
+  }
 }

@@ -1,12 +1,7 @@
 import FoundationEssentials
+import Platform
 import Synchronization
 import SyncWire
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// An outbox kept in one append-only JSON-lines journal (`outbox.jsonl`): every change is one line written with
 /// a single `write(2)` and `fsync`ed before the call returns, so a process killed at any instant (SIGKILL, power
@@ -22,7 +17,7 @@ public final class FileOutbox: SyncOutbox {
   public let path: String
   private let state: Mutex<OutboxState>
   /// The journal's file descriptor; written only under `state`'s lock.
-  private let descriptor: Int32
+  private let journal: FileDescriptor
 
   // MARK: - Initialization
 
@@ -50,16 +45,18 @@ public final class FileOutbox: SyncOutbox {
         entry.apply(to: &loaded)
       }
     }
-    descriptor = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
-    guard descriptor >= 0 else {
-      throw SyncError.outbox("cannot open \(path) for writing (errno \(errno)); check permissions and free space")
+    do {
+      journal = try FileDescriptor.open(path, .writeOnly, options: [.append, .create], permissions: 0o644)
+    } catch {
+      throw SyncError.outbox(
+        "cannot open \(path) for writing (errno \(error.rawValue)); check permissions and free space")
     }
     state = Mutex(loaded)
     if !endsWithNewline { try append(Array("\n".utf8)) }
   }
 
   deinit {
-    close(descriptor)
+    try? journal.close()
   }
 
   // MARK: - Public
@@ -121,17 +118,15 @@ public final class FileOutbox: SyncOutbox {
 
   /// One `write` per change (O_APPEND keeps it contiguous), then `fsync`: durable before we report success.
   private func append(_ bytes: [UInt8]) throws {
-    var offset = 0
-    while offset < bytes.count {
-      let written = bytes[offset...].withUnsafeBufferPointer { write(descriptor, $0.baseAddress, $0.count) }
-      if written < 0 {
-        if errno == EINTR { continue }
-        throw SyncError.outbox("cannot write \(path) (errno \(errno)); check free space")
-      }
-      offset += written
+    do {
+      try journal.writeAll(bytes)
+    } catch {
+      throw SyncError.outbox("cannot write \(path) (errno \(error.rawValue)); check free space")
     }
-    guard fsync(descriptor) == 0 else {
-      throw SyncError.outbox("cannot flush \(path) to disk (errno \(errno)); check the storage device")
+    do {
+      try journal.sync()
+    } catch {
+      throw SyncError.outbox("cannot flush \(path) to disk (errno \(error.rawValue)); check the storage device")
     }
   }
 }

@@ -1,3 +1,5 @@
+import Platform
+
 /// Where and how the client talks to the hub.
 public struct SyncConfiguration: Sendable {
   /// The hub's base URL, e.g. `https://hub.local:8443`. `http://` only with `allowInsecureHTTP`.
@@ -89,8 +91,3 @@ public struct SystemSyncClock: SyncClock {
   }
 }
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif

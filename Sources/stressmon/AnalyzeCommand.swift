@@ -1,14 +1,9 @@
 import Analysis
 import ArgumentParser
+import Platform
 import PulseDSP
 import Signals
 import StressModel
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// `stressmon analyze`: beats, HRV and windowed stress of a recorded PPG file, through the same streaming
 /// chain (`Analysis.PulseAnalyzer`) the daemon runs on the live sensor.
@@ -52,11 +47,15 @@ struct AnalyzeCommand: ParsableCommand {
   @Option(name: .long, help: ArgumentHelp("normal, inverted or auto (default: the sidecar's, else auto).", valueName: "p"))
   var polarity: String?
 
-  @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("HRV window length in seconds (default 60).", valueName: "s"))
-  var window: String?
+  @Option(
+    name: .long, parsing: .unconditional,
+    help: ArgumentHelp("HRV window length in seconds (default 60).", valueName: "s"))
+  var window: NumberArgument?
 
-  @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Seconds between window ends (default 10).", valueName: "s"))
-  var step: String?
+  @Option(
+    name: .long, parsing: .unconditional,
+    help: ArgumentHelp("Seconds between window ends (default 10).", valueName: "s"))
+  var step: NumberArgument?
 
   @Flag(name: .long, help: "Print one JSON object on stdout instead of a summary.")
   var json = false
@@ -70,9 +69,11 @@ struct AnalyzeCommand: ParsableCommand {
 
   // MARK: - Run
 
+  func validate() throws { _ = try windowConfiguration() }
+
   func run() throws {
     let started = HotLoopBenchmark.now()
-    let reader = try Self.recording { try RecordingReader(path: file, channels: column.map { [$0] }) }
+    let reader = try Self.recording { try openRecording() }
     let rateHz = try resolveRate(reader.sidecar)
     let windows = try windowConfiguration()
     if let runs = benchmarkRuns {
@@ -107,6 +108,20 @@ struct AnalyzeCommand: ParsableCommand {
 
   // MARK: - Options
 
+  /// The recording and its sidecar. A sidecar that does not parse is an error (analysing at a guessed rate would
+  /// be wrong), unless the flags give what it would: the rate and the polarity. Then it is a warning.
+  private func openRecording() throws(RecordingError) -> RecordingReader {
+    let channels = column.map { [$0] }
+    do {
+      return try RecordingReader(path: file, channels: channels)
+    } catch .badSidecar(let path, let reason) where rate != nil && (invert || polarity != nil) {
+      CLIOutput.error(
+        "warning: \(path): the sidecar JSON does not parse (\(reason)); ignoring it, the rate and polarity come "
+          + "from the flags (fix or remove it to silence this)")
+      return try RecordingReader(path: file, channels: channels, readSidecar: false)
+    }
+  }
+
   private func resolveRate(_ sidecar: RecordingSidecar?) throws -> Double {
     let supported = BeatDetectorConfiguration.supportedRates
     if let rate {
@@ -127,8 +142,8 @@ struct AnalyzeCommand: ParsableCommand {
   }
 
   private func windowConfiguration() throws -> HRVWindowConfiguration {
-    let length = try window.map { try NumericOption.parse($0, flag: "--window", unit: "s", range: 10...3600) } ?? 60
-    let hop = try step.map { try NumericOption.parse($0, flag: "--step", unit: "s", range: 1...3600) } ?? 10
+    let length = try window?.value("--window", unit: "s", range: 10...3600) ?? 60
+    let hop = try step?.value("--step", unit: "s", range: 1...3600) ?? 10
     return HRVWindowConfiguration(lengthSeconds: length, stepSeconds: hop)
   }
 

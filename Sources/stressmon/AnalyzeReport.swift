@@ -81,7 +81,7 @@ struct AnalyzeReport {
     for window in record.windows {
       var line = "  \(window.startSeconds.formatted(decimals: 0))-\(window.endSeconds.formatted(decimals: 0)) s  "
       if let stress = window.stress, let metrics = window.metrics {
-        line += "\(stress.category.rawValue) \(stress.level.formatted(decimals: 0)) "
+        line += "\(stress.category.rawValue) \(StressLevel.text(stress.level)) "
           + "(SDNN \(metrics.sdnnMs.formatted(decimals: 0)) ms, HR \(metrics.meanHeartRateBpm.formatted(decimals: 0)) bpm, "
           + "confidence \(stress.confidence.formatted(decimals: 2)))"
       } else {
@@ -185,9 +185,9 @@ struct WindowJSON {
     sdnnMs = window.metrics.map { rounded($0.sdnnMs, 2) }
     rmssdMs = window.metrics.map { rounded($0.rmssdMs, 2) }
     heartRateBpm = window.metrics.map { rounded($0.meanHeartRateBpm, 2) }
-    stressLevel = window.stress.map { rounded($0.level, 1) }
+    stressLevel = window.stress.map(\.level)
     category = window.stress?.category.rawValue ?? "uncategorised"
-    confidence = window.stress.map { rounded($0.confidence, 3) }
+    confidence = window.stress.map(\.confidence)
     quality = window.quality.rawValue
     beats = window.cleanIntervals
     rejected = window.rejectedIntervals
@@ -208,116 +208,6 @@ struct WindowJSON {
       o.field("sdnn_ms") { $0.number(sdnnMs) }
       o.field("start_s") { $0.number(startS) }
       o.field("stress_level") { $0.number(stressLevel) }
-    }
-  }
-}
-
-/// A minimal JSON writer: objects with keys in the order given, one field per line; arrays of numbers on
-/// one line. Non-finite numbers and nil become `null`. A class, so nested writers append to one buffer.
-final class JSONText {
-  private(set) var bytes: [UInt8] = []
-  private var depth = 0
-
-  init() { bytes.reserveCapacity(1 << 16) }
-
-  var string: String { String(decoding: bytes, as: UTF8.self) }
-
-  /// Writes an object; `body` adds its fields with `field(_:_:)` on the object writer it gets.
-  func object(_ body: (ObjectWriter) -> Void) {
-    bytes.append(0x7B)
-    depth += 1
-    let writer = ObjectWriter(json: self)
-    body(writer)
-    depth -= 1
-    if writer.count > 0 { newline() }
-    bytes.append(0x7D)
-  }
-
-  func array<T>(_ items: [T], _ body: (JSONText, T) -> Void) {
-    bytes.append(0x5B)
-    depth += 1
-    for (i, item) in items.enumerated() {
-      if i > 0 { bytes.append(0x2C) }
-      newline()
-      body(self, item)
-    }
-    depth -= 1
-    if !items.isEmpty { newline() }
-    bytes.append(0x5D)
-  }
-
-  func numbers(_ values: [Double]) {
-    bytes.append(0x5B)
-    for (i, value) in values.enumerated() {
-      if i > 0 { bytes.append(contentsOf: [0x2C, 0x20]) }
-      number(value)
-    }
-    bytes.append(0x5D)
-  }
-
-  func integers(_ values: [Int64]) {
-    bytes.append(0x5B)
-    for (i, value) in values.enumerated() {
-      if i > 0 { bytes.append(contentsOf: [0x2C, 0x20]) }
-      integer(value)
-    }
-    bytes.append(0x5D)
-  }
-
-  func number(_ value: Double?) {
-    guard let value, value.isFinite else { return bytes.append(contentsOf: Array("null".utf8)) }
-    if value == value.rounded(), abs(value) < 1e15 {
-      integer(Int64(value))
-    } else {
-      bytes.append(contentsOf: value.description.utf8)
-    }
-  }
-
-  func integer(_ value: Int64) { bytes.append(contentsOf: String(value).utf8) }
-
-  func string(_ value: String) {
-    bytes.append(0x22)
-    for scalar in value.unicodeScalars {
-      switch scalar {
-      case "\\": bytes.append(contentsOf: [0x5C, 0x5C])
-      case "\u{22}": bytes.append(contentsOf: [0x5C, 0x22])
-      case "\n": bytes.append(contentsOf: [0x5C, 0x6E])
-      case "\t": bytes.append(contentsOf: [0x5C, 0x74])
-      case "\r": bytes.append(contentsOf: [0x5C, 0x72])
-      default:
-        if scalar.value < 0x20 {
-          let hex = Array("0123456789abcdef".utf8)
-          bytes.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, hex[Int(scalar.value >> 4)], hex[Int(scalar.value & 0xF)]])
-        } else {
-          bytes.append(contentsOf: String(scalar).utf8)
-        }
-      }
-    }
-    bytes.append(0x22)
-  }
-
-  fileprivate func newline() {
-    bytes.append(0x0A)
-    for _ in 0..<depth { bytes.append(contentsOf: [0x20, 0x20]) }
-  }
-
-  fileprivate func raw(_ byte: UInt8) { bytes.append(byte) }
-
-  /// Writes the fields of one object.
-  final class ObjectWriter {
-    let json: JSONText
-    private(set) var count = 0
-
-    init(json: JSONText) { self.json = json }
-
-    func field(_ key: String, _ value: (JSONText) -> Void) {
-      if count > 0 { json.raw(0x2C) }
-      count += 1
-      json.newline()
-      json.string(key)
-      json.raw(0x3A)
-      json.raw(0x20)
-      value(json)
     }
   }
 }

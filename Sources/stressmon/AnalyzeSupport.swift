@@ -1,11 +1,6 @@
+import Platform
 import PulseDSP
 import Signals
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// A progress bar on stderr for long files, only when stderr is a terminal (never in pipes, logs or tests).
 struct ProgressBar {
@@ -23,12 +18,10 @@ struct ProgressBar {
     var info = stat()
     guard stat(path, &info) == 0, Int64(info.st_size) >= Self.minimumBytes else { return }
     // Rows ≈ file size / bytes per row of the first 64 KiB.
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else { return }
-    defer { close(fd) }
+    guard let file = try? FileDescriptor.open(path, .readOnly) else { return }
+    defer { try? file.close() }
     var head = [UInt8](repeating: 0, count: 1 << 16)
-    let got = head.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-    guard got > 0 else { return }
+    guard let got = try? head.withUnsafeMutableBytes({ raw in try file.read(into: raw) }), got > 0 else { return }
     let newlines = head[0..<got].reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
     guard newlines > 1 else { return }
     estimatedRows = Double(info.st_size) / (Double(got) / Double(newlines))
@@ -53,8 +46,7 @@ struct ProgressBar {
   }
 
   private func draw(_ text: String) {
-    let bytes = Array(text.utf8)
-    _ = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+    try? FileDescriptor.standardError.writeAll(text.utf8)
   }
 }
 

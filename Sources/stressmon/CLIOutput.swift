@@ -1,10 +1,5 @@
 import FoundationEssentials
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
+import Platform
 
 /// A failure the CLI reports as one line on stderr with a sysexits code.
 struct CLIFailure: Error {
@@ -29,13 +24,7 @@ enum CLIOutput {
   static func error(_ text: String) {
     var message = "stressmon: " + text
     if !message.hasSuffix("\n") { message += "\n" }
-    let bytes = Array(message.utf8)
-    var offset = 0
-    while offset < bytes.count {
-      let n = bytes[offset...].withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count) }
-      if n <= 0 { break }
-      offset += n
-    }
+    try? FileDescriptor.standardError.writeAll(message.utf8)
   }
 
   /// Encodes `value` as one JSON document on stdout (sorted keys, so output is stable for scripts and tests).

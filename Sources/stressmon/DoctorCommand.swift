@@ -1,13 +1,10 @@
 import ArgumentParser
+import BoardParts
 import Config
 import LinuxIO
+import Monitor
+import Platform
 import Sensors
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// `stressmon doctor`: checks the board's hardware one item at a time and says how to fix what fails.
 struct DoctorCommand: AsyncParsableCommand {

@@ -1,12 +1,7 @@
 import ArgumentParser
 import FoundationEssentials
+import Platform
 import Store
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// `stressmon export`: the stored measurements to a CSV or JSON file, streamed page by page.
 struct ExportCommand: ParsableCommand {

@@ -1,10 +1,5 @@
 import Logging
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
+import Platform
 
 /// Log lines for systemd's journal: when stderr is the journal's stream (`$JOURNAL_STREAM` names its device and
 /// inode, see systemd.exec(5)), each line starts with its syslog priority in angle brackets (`<4>` for a warning,

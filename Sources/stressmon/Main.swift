@@ -1,11 +1,6 @@
 import ArgumentParser
 import Logging
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
+import Platform
 
 /// Entry point: parses, runs, and turns every failure into one line on stderr and a sysexits code.
 @main

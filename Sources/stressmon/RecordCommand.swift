@@ -1,15 +1,11 @@
 import ArgumentParser
 import Config
 import Dispatch
+import Monitor
+import Platform
 import Sensors
 import Signals
 import Synchronization
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// `stressmon record`: raw capture from the board's sensor into a recording that `analyze` and replay read.
 struct RecordCommand: AsyncParsableCommand {
@@ -39,11 +35,14 @@ struct RecordCommand: AsyncParsableCommand {
   @Option(name: .long, help: ArgumentHelp("The CSV file to write; the sidecar goes beside it as .json.", valueName: "file.csv"))
   var out: String
 
-  @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Seconds to record (default: until Ctrl-C).", valueName: "s"))
-  var duration: String?
+  @Option(
+    name: .long, parsing: .unconditional, help: ArgumentHelp("Seconds to record (default: until Ctrl-C).", valueName: "s"))
+  var duration: NumberArgument?
 
-  @Option(name: .long, help: ArgumentHelp("realtime, or max to record a simulated board as fast as possible.", valueName: "speed"))
-  var speed = "realtime"
+  @Option(
+    name: .long,
+    help: ArgumentHelp("realtime, or max to record a simulated board as fast as possible.", valueName: "speed"))
+  var speed = RecordSpeed.realtime
 
   @Flag(name: .long, help: "Print one JSON object on stdout when done instead of a sentence.")
   var json = false
@@ -51,20 +50,22 @@ struct RecordCommand: AsyncParsableCommand {
   /// Longest recording accepted: one day.
   static let durationRange = 0.1...86_400.0
 
+  func validate() throws {
+    _ = try duration?.value("--duration", unit: "s", range: Self.durationRange)
+  }
+
   func run() async throws {
-    let seconds = try duration.map { try NumericOption.parse($0, flag: "--duration", unit: "s", range: Self.durationRange) }
+    let seconds = try duration?.value("--duration", unit: "s", range: Self.durationRange)
     let loaded = try DoctorCommand.loadBoard(board)
     let pacing: Pacing
     switch speed {
-    case "realtime": pacing = .realtime
-    case "max":
+    case .realtime: pacing = .realtime
+    case .max:
       guard loaded.sensor.part == .emulated else {
         throw CLIFailure.usage("--speed max needs a simulated board ('--board sim'): a real sensor delivers in real time")
       }
       guard seconds != nil else { throw CLIFailure.usage("--speed max needs --duration (it would never stop)") }
       pacing = .asFastAsPossible
-    default:
-      throw CLIFailure.usage("--speed must be realtime or max, got '\(speed)'")
     }
     let source: any PulseSource
     do {
@@ -175,9 +176,7 @@ struct RecordCommand: AsyncParsableCommand {
   }
 
   private static func progressLine(_ text: String) {
-    let line = "\r\u{1B}[K" + text
-    let bytes = Array(line.utf8)
-    _ = bytes.withUnsafeBufferPointer { write(2, $0.baseAddress, $0.count) }
+    try? FileDescriptor.standardError.writeAll(("\r\u{1B}[K" + text).utf8)
   }
 }
 

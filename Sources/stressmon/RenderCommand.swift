@@ -1,5 +1,7 @@
 import ArgumentParser
 import Indicators
+import Platform
+import Raster
 import StressModel
 
 /// `stressmon render`: draws what the e-ink panel would show, to a PNG or PBM file, without a panel.
@@ -25,22 +27,21 @@ struct RenderCommand: ParsableCommand {
       """
   )
 
-  @Option(name: .long, help: ArgumentHelp("relaxed, mild, moderate or high.", valueName: "category"))
-  var category: String
+  @Option(name: .long, help: ArgumentHelp("The stress category to show.", valueName: "category"))
+  var category: StressCategory
 
   @Option(name: .long, parsing: .unconditional, help: ArgumentHelp(
     "Stress level 0-100 inside the category's range (default: the middle of the range).", valueName: "n"))
-  var level: String?
+  var level: NumberArgument?
 
   @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("HRV (SDNN) in ms to show (1-1000).", valueName: "ms"))
-  var hrv: String?
+  var hrv: NumberArgument?
 
   @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Heart rate in bpm to show (20-300).", valueName: "bpm"))
-  var hr: String?
+  var hr: NumberArgument?
 
-  @Option(name: .long, help: ArgumentHelp(
-    "waveshare-2in13-v4, waveshare-2in9-v2 or waveshare-1in54-v2.", valueName: "name"))
-  var panel: String
+  @Option(name: .long, help: ArgumentHelp("The e-paper panel whose layout to draw.", valueName: "name"))
+  var panel: EPaperModel
 
   @Option(name: .long, help: ArgumentHelp("Output file, .png or .pbm.", valueName: "file"))
   var out: String
@@ -60,23 +61,16 @@ struct RenderCommand: ParsableCommand {
   @Flag(name: .long, help: "Print one JSON object describing the file on stdout.")
   var json = false
 
+  func validate() throws {
+    guard (1...8).contains(scale) else { throw ValidationError("--scale must be 1-8, got \(scale)") }
+    _ = try Self.format(of: out)
+    _ = try content()
+  }
+
   func run() throws {
-    guard let category = StressCategory(rawValue: self.category.lowercased()) else {
-      throw CLIFailure.usage("--category must be relaxed, mild, moderate or high, got '\(self.category)'")
-    }
-    guard let model = EPaperModel.named(panel) else {
-      throw CLIFailure.usage("--panel must be one of \(EPaperModel.all.map(\.name).joined(separator: ", ")), got '\(panel)'")
-    }
-    guard (1...8).contains(scale) else { throw CLIFailure.usage("--scale must be 1-8, got \(scale)") }
+    let model = panel
     let format = try Self.format(of: out)
-    let content = PanelContent(
-      category: category, level: try parsedLevel(category), hrvMs: try hrv.map {
-        try NumericOption.parse($0, flag: "--hrv", unit: "ms", range: StressCalculator.acceptedHRVMs)
-      },
-      heartRateBpm: try hr.map {
-        try NumericOption.parse($0, flag: "--hr", unit: "bpm", range: StressCalculator.acceptedHeartRateBpm)
-      },
-      measuredAt: try parsedTime(), status: try status.map(Self.parseStatus))
+    let content = try content()
     let rendered = PanelLayout.render(content, width: model.layoutWidth, height: model.layoutHeight)
     let image = rendered.image.scaled(by: scale)
     let bytes = format == "png"
@@ -100,26 +94,35 @@ struct RenderCommand: ParsableCommand {
 
   // MARK: - Parsing
 
-  private func parsedLevel(_ category: StressCategory) throws -> Double {
+  /// What the flags ask to show, every value checked.
+  private func content() throws(ValidationError) -> PanelContent {
+    PanelContent(
+      category: category, level: try parsedLevel(category),
+      hrvMs: try hrv?.value("--hrv", unit: "ms", range: StressCalculator.acceptedHRVMs),
+      heartRateBpm: try hr?.value("--hr", unit: "bpm", range: StressCalculator.acceptedHeartRateBpm),
+      measuredAt: try parsedTime(), status: try status.map(Self.parseStatus))
+  }
+
+  private func parsedLevel(_ category: StressCategory) throws(ValidationError) -> Double {
     let range = category.levelRange
     guard let level else { return range.lower + 12 }
-    let value = try NumericOption.parse(level, flag: "--level", unit: "points", range: 0...100)
+    let value = try level.value("--level", unit: "points", range: 0...100)
     guard StressCategory(level: value) == category else {
-      throw CLIFailure.usage(
-        "--level \(level) is '\(StressCategory(level: value).rawValue)', not '\(category.rawValue)': give a level from "
+      throw ValidationError(
+        "--level \(level.text) is '\(StressCategory(level: value).rawValue)', not '\(category.rawValue)': give a level from "
           + "\(range.lower.formatted(decimals: 0)) to \(category == .high ? "" : "below ")"
           + "\(range.upper.formatted(decimals: 0)), or leave --level out")
     }
     return value
   }
 
-  private func parsedTime() throws -> ClockTime {
+  private func parsedTime() throws(ValidationError) -> ClockTime {
     guard let time else { return ClockTime.now() }
-    guard let parsed = ClockTime(time) else { throw CLIFailure.usage("--time needs HH:MM (24-hour), got '\(time)'") }
+    guard let parsed = ClockTime(time) else { throw ValidationError("--time needs HH:MM (24-hour), got '\(time)'") }
     return parsed
   }
 
-  static func parseStatus(_ text: String) throws -> PanelStatus {
+  static func parseStatus(_ text: String) throws(ValidationError) -> PanelStatus {
     let parts = text.lowercased().split(separator: ":", maxSplits: 1).map(String.init)
     switch parts.first {
     case "no-contact": return .noContact
@@ -128,24 +131,24 @@ struct RenderCommand: ParsableCommand {
       guard parts.count == 2 else { return .learningBaseline(windows: nil, needed: nil) }
       let numbers = parts[1].split(separator: "/").compactMap { Int($0) }
       guard numbers.count == 2, numbers[0] >= 0, numbers[1] > 0 else {
-        throw CLIFailure.usage("--status learning:N/M needs two whole numbers, e.g. learning:12/30, got '\(text)'")
+        throw ValidationError("--status learning:N/M needs two whole numbers, e.g. learning:12/30, got '\(text)'")
       }
       return .learningBaseline(windows: numbers[0], needed: numbers[1])
     case "offline":
       guard parts.count == 2, let count = Int(parts[1]), count >= 0 else {
-        throw CLIFailure.usage("--status offline:N needs the number of unsynced measurements, e.g. offline:12, got '\(text)'")
+        throw ValidationError("--status offline:N needs the number of unsynced measurements, e.g. offline:12, got '\(text)'")
       }
       return .offline(unsynced: count)
     default:
-      throw CLIFailure.usage("--status must be no-contact, learning[:N/M], offline:N or clock, got '\(text)'")
+      throw ValidationError("--status must be no-contact, learning[:N/M], offline:N or clock, got '\(text)'")
     }
   }
 
-  static func format(of path: String) throws -> String {
+  static func format(of path: String) throws(ValidationError) -> String {
     let lower = path.lowercased()
     if lower.hasSuffix(".png") { return "png" }
     if lower.hasSuffix(".pbm") { return "pbm" }
-    throw CLIFailure.usage("--out must end in .png or .pbm, got '\(path)'")
+    throw ValidationError("--out must end in .png or .pbm, got '\(path)'")
   }
 }
 

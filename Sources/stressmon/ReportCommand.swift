@@ -1,7 +1,7 @@
 import ArgumentParser
 import DayReport
 import FoundationEssentials
-import Indicators
+import Platform
 import Store
 import StressModel
 import SyncWire

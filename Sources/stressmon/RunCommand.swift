@@ -3,15 +3,10 @@ import Config
 import Dispatch
 import Logging
 import Monitor
+import Platform
 import Store
 import StressModel
 import Synchronization
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// `stressmon run`: the daemon. Sensor → beats → HRV windows → stress category on the LEDs and the e-ink panel,
 /// stored in SQLite and synced to the hub; or, in kiosk mode, another device's category pulled from the hub.
@@ -58,27 +53,27 @@ struct RunCommand: AsyncParsableCommand {
   @Option(
     name: .long,
     help: ArgumentHelp("max30102 (the board's sensor), replay:FILE.csv or synthetic.", valueName: "source"))
-  var source: String?
+  var source: SourceArgument?
 
   @Option(
     name: .long,
     help: ArgumentHelp(
       "realtime, max (as fast as possible), or N for N× real time (simulated board or replay only).",
       valueName: "speed"))
-  var speed: String?
+  var speed: SpeedArgument?
 
   @Option(
     name: .long, parsing: .unconditional,
     help: ArgumentHelp("Stop after this many seconds of data.", valueName: "s"))
-  var duration: String?
+  var duration: NumberArgument?
 
   @Option(
     name: .long,
     help: ArgumentHelp("The database (default: the config's, else the user's data directory).", valueName: "path"))
   var db: String?
 
-  @Option(name: .long, help: ArgumentHelp("desk, wearable or kiosk.", valueName: "mode"))
-  var mode: String?
+  @Option(name: .long, help: ArgumentHelp("How the device is used (defaults and what runs).", valueName: "mode"))
+  var mode: MonitorMode?
 
   @Option(name: .long, help: ArgumentHelp("This device's id; in kiosk mode, the device to show.", valueName: "id"))
   var device: String?
@@ -94,6 +89,12 @@ struct RunCommand: AsyncParsableCommand {
 
   // MARK: - Run
 
+  func validate() throws {
+    _ = try speed?.speed()
+    try source?.check()
+    _ = try duration?.value("--duration", unit: "s", range: Self.durationRange)
+  }
+
   func run() async throws {
     let configuration = try resolvedConfiguration()
     let loaded = try DoctorCommand.loadBoard(configuration.device.board)
@@ -101,10 +102,8 @@ struct RunCommand: AsyncParsableCommand {
       print(configuration.commentedTOML(header: "Board \(loaded.name): \(loaded.description)."), terminator: "")
       return
     }
-    let runSpeed = try parsedSpeed()
-    let seconds = try duration.map {
-      try NumericOption.parse($0, flag: "--duration", unit: "s", range: Self.durationRange)
-    }
+    let runSpeed = try speed?.speed() ?? .realtime
+    let seconds = try duration?.value("--duration", unit: "s", range: Self.durationRange)
     var environment = MonitorEnvironment()
     environment.service = ServiceNotifier.fromEnvironment()
     let monitor = Monitor(
@@ -129,13 +128,7 @@ struct RunCommand: AsyncParsableCommand {
 
   /// Defaults of the mode, then the file, then the flags.
   func resolvedConfiguration() throws -> MonitorConfiguration {
-    var flagMode: MonitorMode?
-    if let mode {
-      guard let parsed = MonitorMode(rawValue: mode.lowercased()) else {
-        throw CLIFailure.usage("--mode must be desk, wearable or kiosk, got '\(mode)'")
-      }
-      flagMode = parsed
-    }
+    let flagMode = mode
     var configuration: MonitorConfiguration
     if let config {
       do {
@@ -147,19 +140,11 @@ struct RunCommand: AsyncParsableCommand {
       configuration = MonitorConfigurationLoader.defaults(mode: flagMode)
     }
     if let board { configuration.device.board = board }
-    if let source { configuration.measurement.source = source }
+    if let source { configuration.measurement.source = source.text }
     if let db { configuration.store.database = db }
     if let device { configuration.setDeviceFlag(device) }
     if !printConfig, let problem = configuration.problem() { throw CLIFailure.usage(problem) }
     return configuration
-  }
-
-  private func parsedSpeed() throws -> RunSpeed {
-    guard let speed else { return .realtime }
-    guard let parsed = RunSpeed(parsing: speed) else {
-      throw CLIFailure.usage("--speed must be realtime, max or a factor such as 10 (at most 1000), got '\(speed)'")
-    }
-    return parsed
   }
 
   /// SIGHUP (`systemctl reload stressmon`): reads the configuration file again and checks it; the running daemon is

@@ -1,14 +1,9 @@
 import Indicators
 import Monitor
+import Platform
 import StressModel
 import SyncWire
 import Synchronization
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// Prints the daemon's events: a timeline for people (state changes, windows, the LED timeline, panel
 /// refreshes), or one JSON object per line with `--json` (the `event` key says which). Called from the
@@ -41,14 +36,7 @@ final class RunEventPrinter: Sendable {
   /// One line straight to stdout: events are a live stream (a terminal, a pipe into another tool, the journal),
   /// so they are not held back in stdio's 4 KB buffer until it fills, as `print` does on a pipe.
   static func emitLine(_ text: String) {
-    let bytes = Array((text + "\n").utf8)
-    var offset = 0
-    while offset < bytes.count {
-      let written = bytes[offset...].withUnsafeBufferPointer { write(1, $0.baseAddress, $0.count) }
-      if written < 0 && errno == EINTR { continue }
-      if written <= 0 { return }
-      offset += written
-    }
+    try? FileDescriptor.standardOutput.writeAll((text + "\n").utf8)
   }
 
   // MARK: - Text
@@ -71,7 +59,7 @@ final class RunEventPrinter: Sendable {
     case .window(let record, let summary, let at):
       var text = "\(summary.endSeconds.formatted(decimals: 0)) s  "
       if let stress = summary.stress {
-        text += "\(stress.category.rawValue.padded(8)) level \(stress.level.formatted(decimals: 1))"
+        text += "\(stress.category.rawValue.padded(8)) level \(StressLevel.text(stress.level, decimals: 1))"
       } else {
         text += "uncategorised (\(summary.quality.displayText))"
       }
@@ -195,7 +183,10 @@ final class RunEventPrinter: Sendable {
   // MARK: - JSON lines
 
   static func jsonLine(_ event: MonitorEvent) -> String {
-    var o = JSONLine()
+    JSONText.line { o in jsonFields(event, into: o) }
+  }
+
+  private static func jsonFields(_ event: MonitorEvent, into o: JSONText.ObjectWriter) {
     switch event {
     case .started(let info):
       o.string("event", "started")
@@ -215,12 +206,10 @@ final class RunEventPrinter: Sendable {
       o.string("phase", status.phase.name)
       if case .uncategorised(let quality) = status.phase { o.string("reason", quality.rawValue) }
       o.string("category", status.category?.rawValue)
-      o.raw("faults", "[" + status.faults.map { fault in
-        var f = JSONLine()
+      o.objects("faults", status.faults) { f, fault in
         f.string("kind", fault.name)
         f.string("message", fault.message)
-        return f.text
-      }.joined(separator: ",") + "]")
+      }
       o.string("led", "\(status.indicatorState)")
       o.integer("baseline_windows", status.baselineProgress?.windows)
       o.integer("baseline_needed", status.baselineProgress?.needed)
@@ -256,7 +245,7 @@ final class RunEventPrinter: Sendable {
     case .leds(let frame):
       o.string("event", "leds")
       o.number("t", frame.seconds)
-      o.raw("lit", "{" + frame.lit.map { "\(JSONLine.quoted($0.name)):\($0.on)" }.joined(separator: ",") + "}")
+      o.object("lit") { lit in for light in frame.lit { lit.bool(light.name, light.on) } }
     case .ledsRepeat(let state, let period, let since):
       o.string("event", "leds_repeat")
       o.number("t", since)
@@ -296,10 +285,14 @@ final class RunEventPrinter: Sendable {
       o.integer("gaps", summary.gaps)
       o.integer("beats", summary.beats)
       o.integer("windows", summary.windows)
-      let categories = StressCategory.allCases.map { "\(JSONLine.quoted($0.rawValue)):\(summary.categories[$0] ?? 0)" }
-      o.raw("categories", "{" + categories.joined(separator: ",") + "}")
-      o.raw("uncategorised", "{" + WindowQuality.allCases.filter { $0 != .good }
-        .map { "\(JSONLine.quoted($0.rawValue)):\(summary.uncategorised[$0] ?? 0)" }.joined(separator: ",") + "}")
+      o.object("categories") { c in
+        for category in StressCategory.allCases { c.integer(category.rawValue, summary.categories[category] ?? 0) }
+      }
+      o.object("uncategorised") { u in
+        for quality in WindowQuality.allCases where quality != .good {
+          u.integer(quality.rawValue, summary.uncategorised[quality] ?? 0)
+        }
+      }
       o.bool("baseline_personal", summary.baseline?.isPersonal)
       o.integer("stored_measurements", summary.storedMeasurements)
       o.integer("stored_ibis", summary.storedIBIs)
@@ -315,48 +308,14 @@ final class RunEventPrinter: Sendable {
       o.integer("kiosk_polls", summary.kioskPolls)
       o.number("emulator_cpu_ms", summary.emulatorCPUMilliseconds)
     }
-    return o.text
   }
 }
 
-/// One JSON object on one line, keys in the order added; nil values are `null`, non-finite numbers too.
-struct JSONLine {
-  private var fields: [String] = []
-
-  var text: String { "{" + fields.joined(separator: ",") + "}" }
-
-  mutating func raw(_ key: String, _ value: String) { fields.append(Self.quoted(key) + ":" + value) }
-  mutating func string(_ key: String, _ value: String?) { raw(key, value.map(Self.quoted) ?? "null") }
-  mutating func bool(_ key: String, _ value: Bool?) { raw(key, value.map { "\($0)" } ?? "null") }
-  mutating func integer(_ key: String, _ value: Int?) { raw(key, value.map { "\($0)" } ?? "null") }
-  mutating func number(_ key: String, _ value: Double?) {
-    guard let value, value.isFinite else { return raw(key, "null") }
-    raw(key, value == value.rounded() && abs(value) < 1e15 ? "\(Int64(value))" : "\(value)")
-  }
-  mutating func time(_ at: EventTime) {
+extension JSONText.ObjectWriter {
+  /// The event's data time and the process time it was emitted at.
+  fileprivate func time(_ at: EventTime) {
     number("t", at.dataSeconds)
     number("process_ms", (at.processMilliseconds * 1000).rounded() / 1000)
-  }
-
-  static func quoted(_ text: String) -> String {
-    var out = "\""
-    for scalar in text.unicodeScalars {
-      switch scalar {
-      case "\"": out += "\\\""
-      case "\\": out += "\\\\"
-      case "\n": out += "\\n"
-      case "\t": out += "\\t"
-      case "\r": out += "\\r"
-      default:
-        if scalar.value < 0x20 {
-          let hex = Array("0123456789abcdef")
-          out += "\\u00" + String(hex[Int(scalar.value >> 4)]) + String(hex[Int(scalar.value & 0xF)])
-        } else {
-          out.unicodeScalars.append(scalar)
-        }
-      }
-    }
-    return out + "\""
   }
 }
 

@@ -22,34 +22,32 @@ struct ScoreCommand: ParsableCommand {
       """
   )
 
-  @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Heart-rate variability, SDNN in ms (1-1000).", valueName: "ms"))
-  var hrv: String
+  @Option(
+    name: .long, parsing: .unconditional,
+    help: ArgumentHelp("Heart-rate variability, SDNN in ms (1-1000).", valueName: "ms"))
+  var hrv: NumberArgument
 
-  @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Heart rate in beats per minute (20-300).", valueName: "bpm"))
-  var hr: String
+  @Option(
+    name: .long, parsing: .unconditional, help: ArgumentHelp("Heart rate in beats per minute (20-300).", valueName: "bpm"))
+  var hr: NumberArgument
 
-  @Option(name: .customLong("baseline-hrv"), parsing: .unconditional, help: ArgumentHelp("Your baseline HRV in ms (default 50).", valueName: "ms"))
-  var baselineHRV: String?
+  @Option(
+    name: .customLong("baseline-hrv"), parsing: .unconditional,
+    help: ArgumentHelp("Your baseline HRV in ms (default 50).", valueName: "ms"))
+  var baselineHRV: NumberArgument?
 
-  @Option(name: .customLong("resting-hr"), parsing: .unconditional, help: ArgumentHelp("Your resting heart rate in bpm (default 60).", valueName: "bpm"))
-  var restingHR: String?
+  @Option(
+    name: .customLong("resting-hr"), parsing: .unconditional,
+    help: ArgumentHelp("Your resting heart rate in bpm (default 60).", valueName: "bpm"))
+  var restingHR: NumberArgument?
 
   @Flag(name: .long, help: "Print one JSON object on stdout instead of a sentence.")
   var json = false
 
+  func validate() throws { _ = try reading() }
+
   func run() throws {
-    let hrvMs = try NumericOption.parse(hrv, flag: "--hrv", unit: "ms", range: StressCalculator.acceptedHRVMs)
-    let heartRate = try NumericOption.parse(hr, flag: "--hr", unit: "bpm", range: StressCalculator.acceptedHeartRateBpm)
-    var baseline = PersonalBaseline.default
-    if baselineHRV != nil || restingHR != nil {
-      baseline.hrvMs = try baselineHRV.map {
-        try NumericOption.parse($0, flag: "--baseline-hrv", unit: "ms", range: StressCalculator.acceptedHRVMs)
-      } ?? baseline.hrvMs
-      baseline.restingHeartRateBpm = try restingHR.map {
-        try NumericOption.parse($0, flag: "--resting-hr", unit: "bpm", range: StressCalculator.acceptedHeartRateBpm)
-      } ?? baseline.restingHeartRateBpm
-      baseline.isPersonal = baselineHRV != nil && restingHR != nil
-    }
+    let (hrvMs, heartRate, baseline) = try reading()
     let result = StressCalculator().result(hrvMs: hrvMs, heartRateBpm: heartRate, baseline: baseline)
     if json {
       try CLIOutput.json(ScoreOutput(result))
@@ -58,13 +56,29 @@ struct ScoreCommand: ParsableCommand {
     }
   }
 
+  /// The reading and the baseline the flags give, each checked against its plausible range.
+  private func reading() throws(ValidationError) -> (hrvMs: Double, heartRateBpm: Double, PersonalBaseline) {
+    let hrvMs = try hrv.value("--hrv", unit: "ms", range: StressCalculator.acceptedHRVMs)
+    let heartRate = try hr.value("--hr", unit: "bpm", range: StressCalculator.acceptedHeartRateBpm)
+    var baseline = PersonalBaseline.default
+    if let baselineHRV {
+      baseline.hrvMs = try baselineHRV.value("--baseline-hrv", unit: "ms", range: StressCalculator.acceptedHRVMs)
+    }
+    if let restingHR {
+      baseline.restingHeartRateBpm = try restingHR.value(
+        "--resting-hr", unit: "bpm", range: StressCalculator.acceptedHeartRateBpm)
+    }
+    baseline.isPersonal = baselineHRV != nil && restingHR != nil
+    return (hrvMs, heartRate, baseline)
+  }
+
   static func sentence(for result: StressResult) -> String {
     let category = result.category
     let baselineNote = result.baseline.isPersonal
       ? "your baseline"
       : "the default baseline (HRV \(result.baseline.hrvMs.formatted(decimals: 0)) ms, resting HR "
         + "\(result.baseline.restingHeartRateBpm.formatted(decimals: 0)) bpm)"
-    return "Stress \(result.level.formatted(decimals: 0))/100: \(category.rawValue) (\(result.mood.rawValue)). "
+    return "Stress \(StressLevel.text(result.level))/100: \(category.rawValue) (\(result.mood.rawValue)). "
       + "\(category.summary) Shown as a \(category.icon.rawValue) with \(category.pattern.description) fill and a "
       + "\(category.blink.description) \(category.colourName) light. Confidence "
       + "\(result.confidence.formatted(decimals: 2)) against \(baselineNote)."
@@ -86,14 +100,14 @@ struct ScoreOutput: Encodable {
   var baselinePersonal: Bool
 
   init(_ result: StressResult) {
-    level = (result.level * 10).rounded() / 10
+    level = result.level
     category = result.category.rawValue
     mood = result.mood.rawValue
     icon = result.category.icon.rawValue
     pattern = result.category.pattern.rawValue
     blink = result.category.blink.rawValue
     colour = result.category.colour.hexString
-    confidence = (result.confidence * 1000).rounded() / 1000
+    confidence = result.confidence
     baselineHrvMs = result.baseline.hrvMs
     restingHrBpm = result.baseline.restingHeartRateBpm
     baselinePersonal = result.baseline.isPersonal

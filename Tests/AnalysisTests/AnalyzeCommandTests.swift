@@ -56,6 +56,40 @@ struct AnalyzeCommandTests {
     #expect(json["polarity_source"] as? String == "detected")
   }
 
+  @Test("A sidecar that does not parse is a warning when --rate and the polarity flags give what it would")
+  func brokenSidecar() throws {
+    // Given a raw-intensity recording whose sidecar is not JSON
+    let dir = try TemporaryDirectory()
+    defer { dir.remove() }
+    let copy = dir.file("finger.csv")
+    try FileManager.default.copyItem(atPath: try SharedData.path("bsn_hspo2_ch10.csv"), toPath: copy)
+    _ = try dir.write("finger.json", "{\"fs\": 1000,")
+    // When the flags give the rate and the polarity, it is analysed, with one warning line on stderr
+    let flagged = try CLIRunner.run(["analyze", copy, "--rate", "1000", "--invert", "--json"])
+    #expect(flagged.status == 0, "\(flagged.stderr)")
+    #expect(flagged.stderr.split(separator: "\n").count == 1, "\(flagged.stderr)")
+    #expect(flagged.stderr.contains("warning") && flagged.stderr.contains("finger.json"), "\(flagged.stderr)")
+    let json = try CLIRunner.json(flagged)
+    #expect(json["polarity_source"] as? String == "flag")
+    #expect((json["beats"] as? [Int])?.count ?? 0 > 40)
+    // ...but without the polarity (or the rate) the sidecar was needed: bad data, saying what to give
+    for flags in [["--rate", "1000"], ["--invert"], []] {
+      let result = try CLIRunner.run(["analyze", copy] + flags)
+      #expect(result.status == 65, "\(flags): \(result.stderr)")
+      #expect(result.stderr.contains("--polarity"), "\(flags): \(result.stderr)")
+    }
+  }
+
+  @Test("--json carries window stress levels unrounded (the category is computed from the full value)")
+  func windowLevelsFullPrecision() throws {
+    let json = try CLIRunner.json(try CLIRunner.run(["analyze", try SharedData.path("heartpy_data3.csv"), "--json"]))
+    let windows = try #require(json["windows"] as? [[String: Any]])
+    let levels = windows.compactMap { $0["stress_level"] as? Double }
+    #expect(levels.count >= 20)
+    // Rounded to 0.1, every level times ten would be a whole number.
+    #expect(levels.contains { abs($0 * 10 - ($0 * 10).rounded()) > 1e-6 }, "\(levels.prefix(5))")
+  }
+
   @Test("The summary without --json names the beats, the HRV and each window")
   func summary() throws {
     let result = try CLIRunner.run(["analyze", try SharedData.path("bsn_fspo2_chn1.csv")])

@@ -18,6 +18,22 @@ struct ScoreCommandTests {
     #expect(result.stderr.isEmpty)
   }
 
+  @Test("--json carries the level at full precision: 24.99 is not printed as 25.0 next to 'relaxed'")
+  func jsonLevelFullPrecision() throws {
+    // Given an HRV whose level is just under the mild boundary: 70 × ((50 − 36.2) / 50)^0.8 = 24.99339...
+    let result = try CLIRunner.run(["score", "--hrv", "36.2", "--hr", "60", "--json"])
+    #expect(result.status == 0, "\(result.stderr)")
+    let json = try CLIRunner.json(result)
+    let level = try #require(json["level"] as? Double)
+    // Then the machine output says exactly what the category was computed from
+    #expect(abs(level - 24.993398036101254) < 1e-9, "level \(level)")
+    #expect(level < 25)
+    #expect(json["category"] as? String == "relaxed")
+    // ...and the sentence rounds down, never into the next category
+    let text = try CLIRunner.run(["score", "--hrv", "36.2", "--hr", "60"])
+    #expect(text.stdout.contains("Stress 24/100: relaxed"), "\(text.stdout)")
+  }
+
   @Test("A personal baseline changes the score and full confidence")
   func personalBaseline() throws {
     let result = try CLIRunner.run(["score", "--hrv", "62", "--hr", "58", "--baseline-hrv", "55", "--resting-hr", "61", "--json"])

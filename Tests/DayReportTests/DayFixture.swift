@@ -3,7 +3,7 @@ import StressModel
 import SyncWire
 import TestSupport
 
-/// A day of measurement windows made from real RR series (`/work/shared/data/rr`), the way the daemon makes
+/// A day of measurement windows made from real RR series (`rr/` of the recordings, SharedData), the way the daemon makes
 /// them: 60 s windows every 10 s, HRV metrics of the intervals inside, scored by `StressCalculator` against a
 /// personal baseline computed by `BaselineCalculator` from the long series' own windows.
 ///

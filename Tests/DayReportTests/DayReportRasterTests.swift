@@ -1,5 +1,5 @@
 import DayReport
-import Indicators
+import Raster
 import StressModel
 import SyncWire
 import TestSupport

@@ -1,9 +1,6 @@
 import DayReport
+import Platform
 import Testing
-
-#if canImport(Glibc)
-import Glibc
-#endif
 
 @Suite("Local calendar days")
 struct LocalDayTests {

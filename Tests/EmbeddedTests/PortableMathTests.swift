@@ -1,12 +1,6 @@
+import Platform  // the C library's exp, tan, pow... as the reference, and SplitMix64
 import PortableMath
-import StressModel
 import Testing
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// PortableMath gives the correctly rounded result (docs/embedded.md). The C library's functions are the nearest
 /// independent reference: within one ulp everywhere, identical on all but the inputs the C library misrounds.

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Darwin)
-  import Darwin
-#endif
+import Platform
 import StressModel
 
 /// When each heartbeat's pulse starts (its foot), and which beats are premature. The systolic peaks, the truth,

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Darwin)
-  import Darwin
-#endif
+import Platform
 import StressModel
 
 /// Makes one record: parameters and beat schedule from the spec's seed, the pulse train (`PulseRenderer`), then

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Darwin)
-  import Darwin
-#endif
+import Platform
 import StressModel
 
 /// Everything drawn for one record from its seed; written to the sidecar's `parameters` so a record says what it

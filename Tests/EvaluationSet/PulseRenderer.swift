@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Darwin)
-  import Darwin
-#endif
+import Platform
 import StressModel
 
 /// Renders a beat schedule as raw MAX30102 IR intensity and finds the truth: the systolic peak of each rendered

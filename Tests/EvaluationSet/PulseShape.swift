@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Darwin)
-  import Darwin
-#endif
+import Platform
 
 /// One averaged pulse shape from a real recording: a cardiac cycle from foot to foot on a phase axis [0, 1],
 /// 0 at both feet and 1 at the systolic peak. Rendering maps time onto phase with a piecewise-linear warp whose

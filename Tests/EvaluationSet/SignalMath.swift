@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Darwin)
-  import Darwin
-#endif
+import Platform
 import StressModel
 
 /// Double-precision signal helpers for building the evaluation set. They run once per process on the real

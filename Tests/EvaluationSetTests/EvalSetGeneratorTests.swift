@@ -1,5 +1,6 @@
 @testable import EvaluationSet
 import Foundation
+import Platform
 import StressModel
 import Signals
 import Testing

@@ -9,7 +9,8 @@ struct EvalSetTool: ParsableCommand {
     commandName: "stressmon-evalset",
     abstract: "Semi-synthetic raw MAX30102 recordings with exact beat truth, made from the shared real data.",
     discussion: """
-      The material is read from the shared data set ($STRESSMON_DATA, else ../shared/data beside the repository).
+      The material is read from the shared data set ($STRESSMON_DATA, else ../shared/data beside the repository, else \
+      the cache scripts/fetch-data fills).
       The same seeds always give the same files.
       """,
     subcommands: [Write.self, Score.self, Material.self], defaultSubcommand: Write.self)

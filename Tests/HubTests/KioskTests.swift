@@ -8,7 +8,12 @@ import Testing
 
 /// A row of `category` that ended `age` seconds before `now`, from the real-recording fixtures.
 func kioskRecord(_ category: StressCategory, device: String, now: Double, age: Double) throws -> MeasurementRecord {
-  var row = try MeasurementFixtures.records(device: device, count: 1)[0]
+  kioskRecord(try MeasurementFixtures.records(device: device, count: 1)[0], category, now: now, age: age)
+}
+
+/// `base` recategorised and moved to end `age` seconds before `now`.
+func kioskRecord(_ base: MeasurementRecord, _ category: StressCategory, now: Double, age: Double) -> MeasurementRecord {
+  var row = base
   let range = category.levelRange
   row.stressLevel = (range.lower + range.upper) / 2
   row.category = category
@@ -189,15 +194,20 @@ struct KioskBrowserTests {
       print("SKIPPED kiosk refresh test: chromium not installed (scripts/setup --test installs it)")
       return
     }
+    // The row comes from the shared recordings: read it before Chromium waits on the hub, so that without them the
+    // test skips here instead of leaving Chromium blocked on the closed gate below.
+    let base = try MeasurementFixtures.records(device: "kiosk-2", count: 1)[0]
     let directory = try TemporaryDirectory("kiosk-refresh")
     defer { directory.remove() }
     let storage = try await SyncEndToEndTests.makeStorage(directory)
     let hub = LiveHub(storage: storage, options: HubOptions(kioskRefresh: 0.3))
     try await hub.start()
     // Given the page open on a device with no data yet: Chromium runs it for 5 s of virtual time (its timers
-    // fire fast, network waits are real), then prints the live DOM. The page's first refresh is held at the hub.
+    // fire fast, network waits are real), then prints the live DOM. The page's first refresh is held at the hub;
+    // whatever ends this test early opens the gate, or the blocked Chromium (and the test) would wait forever.
     let page = "/kiosk/kiosk-2"
     hub.closeGate(for: page + "/panel")
+    defer { hub.openGate() }
     let profile = directory.file("profile")
     let url = "\(hub.baseURL)\(page)"
     async let browser = offload {
@@ -214,7 +224,7 @@ struct KioskBrowserTests {
     }
     let stored = Date()
     let now = stored.timeIntervalSince1970
-    _ = try await storage.upsert(deviceId: "kiosk-2", records: [try kioskRecord(.high, device: "kiosk-2", now: now, age: 5)])
+    _ = try await storage.upsert(deviceId: "kiosk-2", records: [kioskRecord(base, .high, now: now, age: 5)])
     hub.openGate()
     let dom = try await browser.output
     await hub.stop()

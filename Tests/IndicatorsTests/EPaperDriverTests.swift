@@ -1,11 +1,9 @@
 import Indicators
 import LinuxIO
+import Platform
+import Raster
 import StressModel
 import Testing
-
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// A driver wired to an emulated panel on virtual time.
 struct EmulatedPanel {

@@ -1,11 +1,8 @@
 import Indicators
 import LinuxIO
+import Platform
 import StressModel
 import Testing
-
-#if canImport(Glibc)
-import Glibc
-#endif
 
 @Suite("LED indicator on simulated lines and a virtual clock")
 struct LEDIndicatorTests {

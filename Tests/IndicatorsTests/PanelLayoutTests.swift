@@ -1,4 +1,5 @@
 import Indicators
+import Raster
 import StressModel
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import Indicators
+import Raster
 import TestSupport
 import Testing
 
@@ -19,11 +20,13 @@ struct RenderCommandTests {
     let json = try CLIRunner.json(result)
     #expect(json["width"] as? Int == model.layoutWidth && json["height"] as? Int == model.layoutHeight)
     #expect(json["pattern"] as? String == "dots")
-    let image = try PNGReader.decode([UInt8](try Data(contentsOf: URL(fileURLWithPath: out))))
     let expected = PanelLayout.render(
       PanelContent(category: .moderate, level: 62, hrvMs: 31, heartRateBpm: 84, measuredAt: ClockTime(hour: 9, minute: 41)),
       width: model.layoutWidth, height: model.layoutHeight).image
-    #expect(image == expected)
+    guard PNGDecoder.isAvailable else { return }  // the JSON above is checked without python3 too
+    let png = try PNGDecoder.decode([UInt8](try Data(contentsOf: URL(fileURLWithPath: out))))
+    // PNG grey 0 is black, which the bitmap stores as a set bit (ink).
+    #expect(Bitmap(width: png.width, height: png.height, packedRows: png.pixels.map { ~$0 }) == expected)
   }
 
   @Test("PBM output, a default level inside the category, status items and scaling")

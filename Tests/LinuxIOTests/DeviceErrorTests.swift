@@ -1,9 +1,6 @@
 import LinuxIO
+import Platform
 import Testing
-
-#if canImport(Glibc)
-import Glibc
-#endif
 
 @Suite("Device errors say what to do")
 struct DeviceErrorTests {

@@ -1,11 +1,9 @@
+import BoardParts
 import LinuxIO
+import Platform
 import Synchronization
 import TestSupport
 import Testing
-
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// The libgpiod backend, whichever API CGPIODShim was compiled against: scripts/test runs this suite twice, against
 /// Debian's libgpiod 1.6 and against libgpiod 2 built from PyPI's sources (scripts/test-gpiod2, which sets

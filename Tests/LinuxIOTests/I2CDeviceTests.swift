@@ -1,11 +1,8 @@
 import FoundationEssentials
 import LinuxIO
+import Platform
 import TestSupport
 import Testing
-
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// The real i2c-dev code paths on a machine without I2C: what a user sees when the bus is missing, when they
 /// lack permission, and when the node is not an i2c-dev node.

@@ -1,9 +1,6 @@
 import LinuxIO
+import Platform
 import Testing
-
-#if canImport(Glibc)
-import Glibc
-#endif
 
 @Suite("spidev on a machine without SPI")
 struct SPIDeviceTests {

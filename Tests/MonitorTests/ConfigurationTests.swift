@@ -154,7 +154,7 @@ struct ConfigurationTests {
     defer { directory.remove() }
     let bad = try directory.write("bad.toml", "[device]\nid = \"x\"\nspeed = 3\n")
     let cases: [([String], Int32, String)] = [
-      (["run", "--mode", "office"], 64, "--mode must be desk, wearable or kiosk"),
+      (["run", "--mode", "office"], 64, "'office' is invalid for '--mode <mode>'"),
       (["run", "--config", bad], 65, "bad.toml:3: unknown key 'speed'"),
       (["run", "--config", directory.file("missing.toml")], 66, "no such file"),
       (["run", "--board", "sim", "--speed", "fast"], 64, "--speed must be realtime, max or a factor"),

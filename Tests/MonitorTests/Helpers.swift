@@ -1,10 +1,7 @@
 import Config
 import Indicators
 import LinuxIO
-
-#if canImport(Glibc)
-import Glibc
-#endif
+import Platform
 
 /// The board file's LED wiring as the daemon builds it (Monitor's mapping is internal; this mirrors the three
 /// layouts for assertions).

@@ -63,8 +63,25 @@ struct ReplayEquivalenceTests {
         Self.expectClose(row.stressLevel == nil ? nil : row.confidence, window["confidence"], 0.0005)
       }
     }
-    // and the personal baseline took over once 30 good windows were stored
+    // and the personal baseline took over once 30 good windows were stored, whatever the machine's load (at
+    // --speed max the loop waits for the store to score the baseline after each window it hands over)
     #expect(personal > 0 && personal < rows.count - 29)
+    // (the oracle: the first window whose predecessors alone give the calculator a personal baseline)
+    let calculator = BaselineCalculator()
+    let stored = rows.map { row -> BaselineCalculator.Window? in
+      guard row.quality == .good, let hrv = row.sdnnMs, let hr = row.heartRateBpm else { return nil }
+      return BaselineCalculator.Window(time: row.windowEnd, hrvMs: hrv, heartRateBpm: hr)
+    }
+    let expected = try #require(rows.indices.first { index in
+      calculator.baseline(from: stored[..<index].compactMap { $0 }, now: rows[max(0, index - 1)].windowEnd).isPersonal
+    })
+    let firstPersonal = try #require(rows.firstIndex { $0.baselinePersonal })
+    // The store sees what it has committed, and commits every 64 buffered rows (windows and ~90 beat intervals a
+    // minute here), so the switch comes at most one commit batch (6 windows) after the oracle's window; a store that
+    // lagged behind the replay would put it at the end, or never.
+    #expect(
+      firstPersonal >= expected && firstPersonal <= expected + 6, "first personal \(firstPersonal), oracle \(expected)")
+    #expect(rows[firstPersonal...].allSatisfy { $0.baselinePersonal })
     // and the clean beat intervals went to the store too
     #expect(try store.status().ibis > 1_000)
   }

@@ -63,6 +63,46 @@ struct FixedPointFilterTests {
     #expect(abs(lag - filter.groupDelaySamples) < 0.1, "measured \(lag), computed \(filter.groupDelaySamples)")
   }
 
+  /// `scipy.signal.butter(2, fc, fs=fs)` (scipy 1.17.1, the peers' venv), printed with `b.tolist(), a.tolist()`:
+  /// b = b0 · [1, 2, 1], a = [1, a1, a2]. The cases are working rates the detector runs at (1000 Hz / 8,
+  /// 2048 Hz / 16, 200 Hz, 400 Hz / 3) and the slow watch, whose corner is 0.4 × 19.581 Hz.
+  static let scipyButterworth: [(fc: Double, fs: Double, b0: Double, a1: Double, a2: Double)] = [
+    (8, 125, 0.031238923679686247, -1.4415303099387247, 0.5664860046574697),
+    (8, 128, 0.029954582208092474, -1.454243586251585, 0.5740619150839549),
+    (8, 200, 0.013359200027856505, -1.6474599810769768, 0.7008967811884027),
+    (8, 400.0 / 3, 0.02785976611713602, -1.475480443592646, 0.5869195080611902),
+    (0.4 * 19.581, 19.581, 0.6389455251590223, 1.1429805025399007, 0.41280159809618844),
+  ]
+
+  @Test("The low-pass design equals scipy.signal.butter(2, fc, fs) and its Q16 quantisation is within half an LSB")
+  func lowPassDesignMatchesScipy() {
+    for c in Self.scipyButterworth {
+      let design = ButterworthLowPassDesign(cornerHz: c.fc, sampleRateHz: c.fs)
+      let expected = [c.b0, 2 * c.b0, c.b0, 1, c.a1, c.a2]
+      let ours = design.numerator + design.denominator
+      for (a, b) in zip(ours, expected) { #expect(abs(a - b) < 1e-12, "\(c.fs) Hz: \(ours) vs scipy \(expected)") }
+      for (q, x) in [(design.b0Q16, c.b0), (design.a1Q16, c.a1), (design.a2Q16, c.a2)] {
+        #expect(abs(Double(q) - x * 65_536) <= 0.5, "\(c.fs) Hz: \(q) vs \(x * 65_536)")
+      }
+    }
+    // scipy.signal.group_delay((b, a), w=[1.2], fs=125) on the 8 Hz / 125 Hz design: 3.54687689 samples. The
+    // detector's delay comes from the quantised coefficients; it stays within a hundredth of a sample.
+    let design = ButterworthLowPassDesign(cornerHz: 8, sampleRateHz: 125)
+    #expect(abs(design.groupDelaySamples - 3.54687689) < 0.01, "\(design.groupDelaySamples)")
+  }
+
+  @Test("The high-pass pole e^(-2π fc/fs) matches scipy's first-order Butterworth high-pass pole at working rates")
+  func highPassDesignMatchesScipy() {
+    // scipy.signal.butter(1, 0.5, 'highpass', fs=fs): a = [1, -p]. The impulse-invariant pole and the bilinear
+    // one agree to third order in fc/fs: within 1e-5 at the rates the detector works at.
+    for (fs, pole) in [(125.0, 0.9751778761806492), (128.0, 0.9757526499323765), (200.0, 0.9844141274160969)] {
+      let design = HighPassDesign(cornerHz: 0.5, sampleRateHz: fs)
+      #expect(abs(design.coefficient - pole) < 1e-5, "\(fs) Hz: \(design.coefficient) vs \(pole)")
+      #expect(design.denominator == [1, -design.coefficient])
+      #expect(abs(Double(design.coefficientQ15) - design.coefficient * 32_768) <= 0.5)
+    }
+  }
+
   @Test("The boxcar decimator returns the exact mean in Q8 for any factor")
   func decimator() {
     for factor in [1, 2, 8, 16, 1024] {

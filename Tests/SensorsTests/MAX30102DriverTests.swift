@@ -1,11 +1,9 @@
 import Config
 import LinuxIO
+import Monitor
+import Platform
 import Sensors
 import Testing
-
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// The MAX30102 driver against the register-level emulator fed with a real recording.
 @Suite("MAX30102 driver")
@@ -259,5 +257,23 @@ struct MAX30102DriverTests {
     fixture.clock.advance(by: 1_000 * ms)
     #expect(fixture.emulator.unreadCount == 0)
     #expect(fixture.emulator.producedCount == produced)
+  }
+
+  @Test("Registers hold the values Linux's max30102 driver writes; shutdown sets SHDN alone, keeping MODE")
+  func registerValues() async throws {
+    let fixture = try EmulatorFixture()
+    try await fixture.driver.start()
+    let address = MAX30102Bits.address
+    // The kernel's chip init for 400 samples/s, 411 µs pulses, 4096 nA: ADC 1 << 5 | SR 3 << 2 | PW 3 = 0x2F.
+    #expect(try fixture.bus.readRegister(address: address, register: MAX30102Register.spo2Configuration) == 0x2F)
+    // Averaging 4 (SMP_AVE code 2 in bits 7:5), rollover off, A_FULL at 0 empty slots.
+    #expect(try fixture.bus.readRegister(address: address, register: MAX30102Register.fifoConfiguration) == 0x40)
+    #expect(try fixture.bus.readRegister(address: address, register: MAX30102Register.modeConfiguration) == 0x03)
+    try fixture.driver.shutdown()
+    #expect(try fixture.bus.readRegister(address: address, register: MAX30102Register.modeConfiguration) == 0x83)
+    // Multi-LED slots as the datasheet's example: SLOT1 red, SLOT2 IR in 0x11 (0x21); SLOT3 green in 0x12 (0x03).
+    typealias Slots = MAX30102Register.MultiLEDControl
+    #expect(Slots.slots(Slots.led1, Slots.led2) == 0x21 && Slots.slots(Slots.led3, Slots.none) == 0x03)
+    #expect(Slots.highSlot.get(0x21) == Slots.led2 && Slots.lowSlot.get(0x21) == Slots.led1)
   }
 }

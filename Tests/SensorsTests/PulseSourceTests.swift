@@ -1,14 +1,12 @@
 import Config
 import FoundationEssentials
 import LinuxIO
+import Monitor
+import Platform
 import Sensors
 import Signals
 import TestSupport
 import Testing
-
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Replay, synthetic and ADS1x15 sources, and the factory that builds sources from board files.
 @Suite("Pulse sources")

@@ -1,5 +1,6 @@
 import Config
 import Foundation
+import Monitor
 import Sensors
 import Signals
 import TestSupport

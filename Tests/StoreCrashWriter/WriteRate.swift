@@ -9,16 +9,11 @@
 // --realtime: the same at wall-clock pace, so /proc/self/io write_bytes also shows what the kernel's writeback
 // actually sends to the device (with durability normal it coalesces commits for up to ~30 s).
 import FoundationEssentials
+import Platform
 import Store
 import StressModel
 import SyncWire
 import Synchronization
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 
 /// A clock the benchmark advances itself (simulated mode), or the real one.
 final class BenchClock: StoreClock {

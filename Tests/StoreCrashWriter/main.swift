@@ -11,16 +11,10 @@
 //        store-crash-writer write-rate DB …   (bytes written per hour at the daemon's rate: WriteRate.swift)
 import FoundationEssentials
 import Logging
+import Platform
 import Store
 import StressModel
 import SyncWire
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
-
 
 func emit(_ text: String) {
   var bytes = Array(text.utf8)

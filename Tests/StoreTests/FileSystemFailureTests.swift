@@ -1,12 +1,9 @@
 import Foundation
+import Platform
 import Store
 import SyncWire
 import TestSupport
 import Testing
-
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// A small tmpfs mounted for one test, so that "disk full" and "read-only file system" are the kernel's own
 /// ENOSPC and EROFS, not simulations. Needs CAP_SYS_ADMIN (root, as in CI's container); skipped otherwise.

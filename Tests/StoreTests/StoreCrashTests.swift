@@ -1,12 +1,9 @@
-import StressModel
 import Foundation
+import Platform
 import Store
+import StressModel
 import TestSupport
 import Testing
-
-#if canImport(Glibc)
-import Glibc
-#endif
 
 @testable import Store
 

@@ -1,4 +1,5 @@
 import Foundation
+import SQLite
 import Testing
 
 @testable import Store

@@ -1,9 +1,6 @@
+import Platform
 import StressModel
 import Testing
-
-#if canImport(Glibc)
-import Glibc
-#endif
 
 @Suite("Stress level, categories and moods")
 struct StressCalculatorTests {

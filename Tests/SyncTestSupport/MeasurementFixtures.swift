@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Platform
 import StressModel
 import SyncWire
 import TestSupport

@@ -1,0 +1,56 @@
+// Secondary (dicrotic, reflected) waves: where they are expected after a beat, and what the detector learns
+// about them from the peaks it rejects between beats. Integer only; called from the candidate rules.
+extension BeatDetector {
+  /// The secondary-wave zone and the late (height) zone after a beat, working samples: fixed times, or shares
+  /// of the expected interval when longer.
+  @inline(__always)
+  func secondaryZones(expected: Int64) -> (zone: Int64, heightZone: Int64) {
+    let p = parameters
+    let share = (expected &* p.zoneShareQ8) >> 8
+    return (max(p.zoneSamples, share), max(p.heightZoneSamples, share))
+  }
+
+  /// A rejected candidate after a beat: the first one past the merge window (refractory rejections count: a
+  /// fast pulse's secondary wave comes within the refractory period) and inside the height zone is that beat's
+  /// secondary peak.
+  mutating func noteSecondary(_ c: Candidate) {
+    guard rhythm.hasLastBeat, c.amplitude >= parameters.minimumAmplitudeQ8 else { return }
+    if secondary.pendingDelay != nil {
+      secondary.pendingExtra = min(15, secondary.pendingExtra + 1)
+      return
+    }
+    let since = c.index &- rhythm.lastBeatIndex
+    let (_, heightZone) = secondaryZones(expected: rhythm.intervals.isEmpty ? 0 : rhythm.intervals.median)
+    if since > parameters.mergeSamples && since < heightZone { secondary.pendingDelay = since }
+  }
+
+  /// A beat closes the last one's span: was there a secondary peak, and what does that say about the pulse?
+  /// Only spans that continue the rhythm count, and only while the signal is good: in noise or motion the
+  /// state falls back to unknown (the fixed zones), so that noise accepted as beats never teaches the
+  /// detector that the pulse has no secondary wave.
+  mutating func closeSecondarySpan(interval: Int64) {
+    defer {
+      secondary.pendingDelay = nil
+      secondary.pendingExtra = 0
+    }
+    guard rhythm.hasLastBeat else { return }
+    secondary.extraNibbles = (secondary.extraNibbles << 4) | UInt32(secondary.pendingExtra)
+    let expected = rhythm.intervals.isEmpty ? 0 : rhythm.intervals.median
+    guard expected > 0, abs(interval &- expected) &* 256 <= parameters.rhythmToleranceQ8 &* expected else { return }
+    let had = secondary.pendingDelay != nil
+    secondary.bits = ((secondary.bits << 1) | (had ? 1 : 0)) & 0xFF
+    secondary.count = min(8, secondary.count + 1)
+    if let delay = secondary.pendingDelay { secondary.delays.push(delay) }
+    guard secondary.count >= BeatDetectorTuning.secondaryMinimumBeats else { return }
+    let ones = secondary.ones
+    if ones <= BeatDetectorTuning.secondaryAbsentCount {
+      secondary.state = .absent
+    } else if ones >= BeatDetectorTuning.secondaryRecurringCount && secondary.delays.count == RecentMedian.capacity {
+      let delay = secondary.delays.median
+      let tolerance = max(parameters.secondaryToleranceSamples, (delay &* parameters.secondaryToleranceShareQ8) >> 8)
+      secondary.state = secondary.delays.count(within: tolerance, of: delay) >= 4 ? .recurring : .unknown
+    } else {
+      secondary.state = .unknown
+    }
+  }
+}

@@ -1,0 +1,146 @@
+/// The one JSON writer of the CLI: `analyze --json` (indented, one field per line; arrays of numbers on one
+/// line) and the `run --json` event stream (`.line`: one object per line, no spaces). Keys stay in the order
+/// given; non-finite numbers and nil become `null`. Written by hand rather than JSONEncoder: a day-long recording
+/// has 100 000 beats, and encoding them took longer than finding them. A class, so nested writers append to one
+/// buffer.
+final class JSONText {
+  enum Layout {
+    /// Fields on their own lines, indented two spaces a level, `"key": value`.
+    case indented
+    /// Everything on one line, `"key":value`: a JSON-lines stream.
+    case line
+  }
+
+  private(set) var bytes: [UInt8] = []
+  private var depth = 0
+  private let layout: Layout
+
+  init(layout: Layout = .indented) {
+    self.layout = layout
+    bytes.reserveCapacity(layout == .indented ? 1 << 16 : 256)
+  }
+
+  /// One object on one line: `{"key":value,...}`.
+  static func line(_ body: (ObjectWriter) -> Void) -> String {
+    let json = JSONText(layout: .line)
+    json.object(body)
+    return json.string
+  }
+
+  var string: String { String(decoding: bytes, as: UTF8.self) }
+
+  /// Writes an object; `body` adds its fields with `field(_:_:)` on the object writer it gets.
+  func object(_ body: (ObjectWriter) -> Void) {
+    bytes.append(0x7B)
+    depth += 1
+    let writer = ObjectWriter(json: self)
+    body(writer)
+    depth -= 1
+    if writer.count > 0 { newline() }
+    bytes.append(0x7D)
+  }
+
+  func array<T>(_ items: [T], _ body: (JSONText, T) -> Void) {
+    bytes.append(0x5B)
+    depth += 1
+    for (i, item) in items.enumerated() {
+      if i > 0 { bytes.append(0x2C) }
+      newline()
+      body(self, item)
+    }
+    depth -= 1
+    if !items.isEmpty { newline() }
+    bytes.append(0x5D)
+  }
+
+  func numbers(_ values: [Double]) {
+    bytes.append(0x5B)
+    for (i, value) in values.enumerated() {
+      if i > 0 { bytes.append(contentsOf: [0x2C, 0x20]) }
+      number(value)
+    }
+    bytes.append(0x5D)
+  }
+
+  func integers(_ values: [Int64]) {
+    bytes.append(0x5B)
+    for (i, value) in values.enumerated() {
+      if i > 0 { bytes.append(contentsOf: [0x2C, 0x20]) }
+      integer(value)
+    }
+    bytes.append(0x5D)
+  }
+
+  func number(_ value: Double?) {
+    guard let value, value.isFinite else { return null() }
+    if value == value.rounded(), abs(value) < 1e15 {
+      integer(Int64(value))
+    } else {
+      bytes.append(contentsOf: value.description.utf8)
+    }
+  }
+
+  func integer(_ value: Int64) { bytes.append(contentsOf: String(value).utf8) }
+
+  func null() { bytes.append(contentsOf: Array("null".utf8)) }
+
+  func bool(_ value: Bool) { bytes.append(contentsOf: Array((value ? "true" : "false").utf8)) }
+
+  func string(_ value: String) {
+    bytes.append(0x22)
+    for scalar in value.unicodeScalars {
+      switch scalar {
+      case "\\": bytes.append(contentsOf: [0x5C, 0x5C])
+      case "\u{22}": bytes.append(contentsOf: [0x5C, 0x22])
+      case "\n": bytes.append(contentsOf: [0x5C, 0x6E])
+      case "\t": bytes.append(contentsOf: [0x5C, 0x74])
+      case "\r": bytes.append(contentsOf: [0x5C, 0x72])
+      default:
+        if scalar.value < 0x20 {
+          let hex = Array("0123456789abcdef".utf8)
+          bytes.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, hex[Int(scalar.value >> 4)], hex[Int(scalar.value & 0xF)]])
+        } else {
+          bytes.append(contentsOf: String(scalar).utf8)
+        }
+      }
+    }
+    bytes.append(0x22)
+  }
+
+  fileprivate func newline() {
+    guard layout == .indented else { return }
+    bytes.append(0x0A)
+    for _ in 0..<depth { bytes.append(contentsOf: [0x20, 0x20]) }
+  }
+
+  fileprivate func raw(_ byte: UInt8) { bytes.append(byte) }
+
+  /// Writes the fields of one object.
+  final class ObjectWriter {
+    let json: JSONText
+    private(set) var count = 0
+
+    init(json: JSONText) { self.json = json }
+
+    func field(_ key: String, _ value: (JSONText) -> Void) {
+      if count > 0 { json.raw(0x2C) }
+      count += 1
+      json.newline()
+      json.string(key)
+      json.raw(0x3A)
+      if json.layout == .indented { json.raw(0x20) }
+      value(json)
+    }
+
+    // Keyed values; nil is written as `null`, never left out.
+    func string(_ key: String, _ value: String?) { field(key) { j in value.map(j.string) ?? j.null() } }
+    func bool(_ key: String, _ value: Bool?) { field(key) { j in value.map(j.bool) ?? j.null() } }
+    func integer(_ key: String, _ value: Int?) { field(key) { j in value.map { j.integer(Int64($0)) } ?? j.null() } }
+    func number(_ key: String, _ value: Double?) { field(key) { $0.number(value) } }
+    func object(_ key: String, _ body: (ObjectWriter) -> Void) { field(key) { $0.object(body) } }
+    /// An array of objects, one per item.
+    func objects<T>(_ key: String, _ items: [T], _ body: (ObjectWriter, T) -> Void) {
+      field(key) { j in j.array(items) { j, item in j.object { body($0, item) } } }
+    }
+  }
+}

@@ -1,0 +1,57 @@
+import StressModel
+import TestSupport
+import Testing
+
+@Suite("HRV windows over judged intervals")
+struct HRVWindowingTests {
+  private func beats(_ intervalsMs: [Double]) -> [Double] { IBICleanerTests.beats(intervalsMs) }
+
+  private func clean(_ beats: [Double]) -> [InterBeatInterval] { IBICleanerTests.clean(beats) }
+
+  @Test("Windows end every step from the window length on, and count only the intervals ending inside")
+  func windowLayout() throws {
+    let nn = try SharedData.column("rr/pyhrv_nni_short.csv")
+    let judged = clean(beats(nn))
+    var windowing = HRVWindowing(configuration: HRVWindowConfiguration(lengthSeconds: 60, stepSeconds: 10))
+    for interval in judged { windowing.add(interval) }
+    var windows: [HRVWindowSummary] = []
+    windowing.emitWindows(completeThrough: judged.last!.endSeconds) { windows.append($0) }
+    #expect(windows.first?.endSeconds == 60)
+    #expect(zip(windows.dropFirst(), windows).allSatisfy { $0.endSeconds - $1.endSeconds == 10 })
+    for window in windows {
+      let inside = judged.filter { $0.endSeconds >= window.startSeconds && $0.endSeconds < window.endSeconds }
+      #expect(window.cleanIntervals + window.rejectedIntervals == inside.count)
+      #expect(window.quality == .good)
+      let expected = HRVMetrics(segmentsMs: InterBeatInterval.cleanRuns(inside))
+      #expect(window.metrics == expected)
+    }
+  }
+
+  @Test("Window quality: no contact, saturated, poor signal and too few beats are named and never scored")
+  func windowQuality() throws {
+    let nn = try SharedData.column("rr/pyhrv_nni_short.csv")
+    let judged = clean(beats(nn))
+    func window(states: [(Double, WindowQuality)], keep: (InterBeatInterval) -> Bool = { _ in true },
+                spoil: Bool = false) -> HRVWindowSummary {
+      var windowing = HRVWindowing()
+      for (t, s) in states { windowing.setSignalState(s, atSeconds: t) }
+      for var interval in judged.filter(keep) {
+        if spoil && interval.endSeconds > 60 && interval.endSeconds < 120 && Int(interval.endSeconds * 10) % 2 == 0 {
+          interval.verdict = .irregular
+        }
+        windowing.add(interval)
+      }
+      return windowing.summary(endingAt: 120)
+    }
+    #expect(window(states: []).quality == .good)
+    #expect(window(states: [(70, .noContact), (110, .good)]).quality == .noContact)
+    #expect(window(states: [(60, .saturated)]).quality == .saturated)
+    #expect(window(states: [], spoil: true).quality == .poorSignal)
+    #expect(window(states: [], keep: { $0.endSeconds < 80 }).quality == .insufficientBeats)
+    #expect(window(states: [(80, .noContact)], keep: { $0.endSeconds < 80 }).quality == .noContact)
+    for bad in [window(states: [(70, .noContact), (110, .good)]), window(states: [], spoil: true)] {
+      #expect(bad.stress == nil)
+    }
+    #expect(window(states: []).stress != nil)
+  }
+}

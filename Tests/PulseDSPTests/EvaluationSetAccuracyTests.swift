@@ -1,0 +1,74 @@
+import EvaluationSet
+import Testing
+
+/// The analysis chain on the evaluation set's seeded subset (every condition at 25, 100 and 400 Hz, 120 s each;
+/// docs/evaluation-set.md): per-condition figures that a regression in the detector or the IBI cleaner would
+/// break. The floors are the figures measured when they were written (docs/detector.md), less a small margin;
+/// where an issue-12 target is met the floor is the target itself.
+@Suite(
+  "Detector and cleaner on the evaluation set (seeded subset)",
+  .enabled(if: EvalSet.unavailableReason == nil, "needs the shared data set (STRESSMON_DATA)"))
+struct EvaluationSetAccuracyTests {
+  /// Every subset record scored once per process.
+  static let scores: [EvalScore] = EvalSet.subsetSpecs().compactMap { try? EvalSet.score($0, analyzer: .stressmon) }
+
+  static func summary(_ condition: EvalCondition) -> EvalSummary {
+    EvalSummary(scores.filter { $0.condition == condition })
+  }
+
+  @Test("Every subset record was made and scored")
+  func complete() {
+    #expect(Self.scores.count == EvalSet.subsetSpecs().count)
+  }
+
+  @Test(
+    "F1 per condition (±150 ms): ≥ 0.99 on clean, fast, slow, premature with reset, respiration and lifted fingers",
+    arguments: [EvalCondition.clean, .fast, .slow, .prematureNoncompensatory, .respiration, .lifted])
+  func f1Targets(condition: EvalCondition) {
+    let s = Self.summary(condition)
+    #expect(s.f1 >= 0.99, "\(condition.rawValue): F1 \(s.f1) (FP \(s.falsePositives), FN \(s.falseNegatives))")
+  }
+
+  @Test("F1 where the issue's target is not met yet stays at least where it was measured")
+  func f1Floors() {
+    // Targets: premature with a compensatory pause 0.99 (measured 0.987: premature beats 0.4 s after a beat,
+    // 35 % early and at half the amplitude, are missed), motion 0.97 (met: 0.983), noisy 0.97 (measured 0.914).
+    // AF has no target of its own (0.964).
+    for (condition, floor) in [(EvalCondition.prematureCompensatory, 0.975), (.motion, 0.97), (.noisy, 0.90), (.af, 0.95)] {
+      let s = Self.summary(condition)
+      #expect(s.f1 >= floor, "\(condition.rawValue): F1 \(s.f1) (FP \(s.falsePositives), FN \(s.falseNegatives))")
+    }
+  }
+
+  @Test("Beat timing stays precise: within-record SD against the exact peaks, clean pulses at 50 Hz and up")
+  func timingPrecision() throws {
+    let precise: Set<EvalCondition> = [.clean, .fast, .slow, .respiration]
+    let sds = Self.scores.filter { precise.contains($0.condition) && $0.rateHz >= 50 }.compactMap(\.timingSDMs).sorted()
+    #expect(sds.count == 8)
+    let median = (sds[3] + sds[4]) / 2
+    // Measured: 0.7-4.9 ms, median 2.1 ms (the bias, -5 to -17 ms, follows the pulse shape and cancels in intervals).
+    #expect(median <= 2.5 && (sds.last ?? 99) <= 5.5, "timing SD per record: \(sds)")
+  }
+
+  @Test("HRV windows at 50 Hz and up: median |SDNN error| ≤ 3 ms, |RMSSD error| ≤ 5 ms; 90th percentiles bounded")
+  func windowErrors() {
+    let s = EvalSummary(Self.scores.filter { $0.rateHz >= 50 })
+    #expect((s.sdnnMedianError ?? 99) <= 3, "median |SDNN error| \(s.sdnnMedianError ?? -1)")
+    #expect((s.rmssdMedianError ?? 99) <= 5, "median |RMSSD error| \(s.rmssdMedianError ?? -1)")
+    // Targets 8 / 12 ms: SDNN meets it (6.2 measured); RMSSD does not yet (16.5: AF and missed premature beats).
+    #expect((s.sdnnP90Error ?? 99) <= 8, "90th percentile |SDNN error| \(s.sdnnP90Error ?? -1)")
+    #expect((s.rmssdP90Error ?? 99) <= 22, "90th percentile |RMSSD error| \(s.rmssdP90Error ?? -1)")
+  }
+
+  @Test("What the device shows: noisy stretches mostly uncategorised, lifted fingers never categorised, clean shown")
+  func shownWindows() {
+    let all = EvalSummary(Self.scores)
+    // Measured 0.667 / 1.0 / 0.935 (target for clean: 0.95; AF windows count as clean and half of them are
+    // uncategorised because the cleaner rejects AF's irregular intervals).
+    #expect((all.noisyUncategorised ?? 0) >= 0.6, "noisy windows uncategorised \(all.noisyUncategorised ?? -1)")
+    #expect((all.liftedUncategorised ?? 0) >= 0.95, "lifted windows uncategorised \(all.liftedUncategorised ?? -1)")
+    #expect((all.cleanShown ?? 0) >= 0.92, "clean windows shown \(all.cleanShown ?? -1)")
+    let sinus = EvalSummary(Self.scores.filter { $0.condition != .af })
+    #expect((sinus.cleanShown ?? 0) >= 0.95, "clean windows shown in sinus rhythm \(sinus.cleanShown ?? -1)")
+  }
+}
