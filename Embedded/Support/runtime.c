@@ -2,6 +2,8 @@
 // grows its arena through sbrk; this one keeps the high-water mark the firmware reports) and Hasher's seed.
 #include "firmware.h"
 
+#include <malloc.h>
+
 extern char __heap_start[], __heap_end[];
 
 static char *heap_break = __heap_start;
@@ -15,6 +17,8 @@ void *sbrk(ptrdiff_t increment) {
 }
 
 size_t fw_heap_peak(void) { return (size_t)(heap_break - __heap_start); }
+
+size_t fw_heap_in_use(void) { return (size_t)mallinfo().uordblks; }
 
 // Embedded Swift seeds Hasher from arc4random_buf; the core's dictionaries only look values up, so a fixed seed
 // keeps the firmware deterministic without changing any result.

@@ -36,5 +36,7 @@ uint32_t fw_calibration_ticks(uint32_t iterations);
 
 /// Bytes of heap handed out so far at most (the break's high-water mark).
 size_t fw_heap_peak(void);
+/// Bytes of heap allocated now (malloc's own count, without its free blocks).
+size_t fw_heap_in_use(void);
 
 #endif
