@@ -33,6 +33,13 @@ let package = Package(
     .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
+    // Hub /metrics: swift-metrics' API (Hummingbird's MetricsMiddleware records through it) into a Prometheus registry.
+    .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+    .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+    // Hub: the HTTP types Hummingbird 2 speaks (header names, statuses) and NIO's channel handlers for them, which
+    // the connection guard sits among; both already resolved through Hummingbird, declared because Hub imports them.
+    .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+    .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
   ],
   targets: [
     // MARK: - C system libraries and shims (hardware and disk edges only)
@@ -82,7 +89,7 @@ let package = Package(
       ]
     ),
     // The one SQLite wrapper (connection, statements, typed errors) over the system libsqlite3: Store and Hub.
-    .target(name: "SQLite", dependencies: ["CSQLite"]),
+    .target(name: "SQLite", dependencies: ["CSQLite", "Platform"]),
     .target(
       name: "Store",
       dependencies: [
@@ -111,7 +118,7 @@ let package = Package(
     .target(
       name: "Hub",
       dependencies: [
-        "SyncWire", "StressModel", "SQLite",
+        "SyncWire", "StressModel", "SQLite", "DayReport",
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HummingbirdCore", package: "hummingbird"),
         .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -123,12 +130,16 @@ let package = Package(
         .product(name: "Crypto", package: "swift-crypto"),
         .product(name: "CompressNIO", package: "compress-nio"),
         .product(name: "Logging", package: "swift-log"),
+        .product(name: "Metrics", package: "swift-metrics"),
+        .product(name: "Prometheus", package: "swift-prometheus"),
+        .product(name: "HTTPTypes", package: "swift-http-types"),
+        .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
       ]
     ),
     .executableTarget(
       name: "stressmon-hub",
       dependencies: [
-        "Hub",
+        "Hub", "Platform",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -212,15 +223,18 @@ let package = Package(
     .testTarget(
       name: "HubTests",
       dependencies: [
-        "Hub", "Sync", "SyncWire", "Store", "StressModel", "SyncTestSupport", "TestSupport",
+        "Hub", "SQLite", "Sync", "SyncWire", "Store", "StressModel", "DayReport", "SyncTestSupport", "TestSupport",
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HummingbirdCore", package: "hummingbird"),
         .product(name: "HummingbirdTLS", package: "hummingbird"),
         .product(name: "HummingbirdTesting", package: "hummingbird"),
+        .product(name: "HTTPTypes", package: "swift-http-types"),
         .product(name: "CompressNIO", package: "compress-nio"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOSSL", package: "swift-nio-ssl"),
         .product(name: "Logging", package: "swift-log"),
+        .product(name: "AsyncHTTPClient", package: "async-http-client"),
+        .product(name: "PostgresNIO", package: "postgres-nio"),
       ]
     ),
     .target(name: "TestSupport", path: "Tests/TestSupport"),

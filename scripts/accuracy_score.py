@@ -149,6 +149,7 @@ def score_windows(sidecar, windows):
         start, end = w["start_s"], w["end_s"]
         truth = hrv(runs([x for x in nn if start <= x[1] < end]))
         out.append({"start_s": start, "end_s": end, "kind": window_kind(sidecar, start, end), "shown": w["shown"],
+                    "condition": sidecar["condition"],
                     "truth_sdnn": truth[0] if truth else None, "truth_rmssd": truth[1] if truth else None,
                     "sdnn": w.get("sdnn_ms"), "rmssd": w.get("rmssd_ms")})
     return out
@@ -259,6 +260,10 @@ def summarise(records):
         "rmssd_median": percentile(rmssd_err, 50), "rmssd_p90": percentile(rmssd_err, 90),
         "sdnn_within10": share(judged, lambda w: abs(w["sdnn"] - w["truth_sdnn"]) <= 0.1 * w["truth_sdnn"]),
         "clean_shown": share(kind("clean"), lambda w: w["shown"]),
+        # The same without the AF-like records, whose windows are clean signal but no sinus rhythm (the device
+        # names them irregular_rhythm and shows no category: docs/detector.md), and the AF windows not shown.
+        "clean_shown_sinus": share([w for w in kind("clean") if w["condition"] != "af"], lambda w: w["shown"]),
+        "irregular_uncategorised": share([w for w in windows if w["condition"] == "af"], lambda w: not w["shown"]),
         "noisy_uncategorised": share(kind("noisy"), lambda w: not w["shown"]),
         "lifted_uncategorised": share(kind("lifted"), lambda w: not w["shown"]),
         "record_sdnn_median": percentile(record_err("sdnn"), 50),

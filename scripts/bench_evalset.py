@@ -82,16 +82,17 @@ def tables(summary, detectors, failures, below):
                "intervals in the same window, ms (median / 90th percentile). Whole records: median |error| over "
                "records; timing = the detector's own intervals over the detected true pairs against the truth, "
                "cleaning = the cleaned SDNN against those intervals\n")
-    out.append("| condition | detector | shown | SDNN | RMSSD | SDNN within 10 % | clean shown | noisy uncat. | "
-               "lifted uncat. | whole record SDNN / RMSSD | SDNN: timing / cleaning |")
-    out.append("|---|---|---|---|---|---|---|---|---|---|---|")
+    out.append("| condition | detector | shown | SDNN | RMSSD | SDNN within 10 % | clean shown (sinus) | "
+               "noisy uncat. | lifted uncat. | AF uncat. | whole record SDNN / RMSSD | SDNN: timing / cleaning |")
+    out.append("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for group, row in summary.items():
         for k, n in detectors:
             s = row[k]
             out.append(
                 f"| {group} | {n} | {s['shown']}/{s['windows']} | {fmt(s['sdnn_median'])} / {fmt(s['sdnn_p90'])} | "
                 f"{fmt(s['rmssd_median'])} / {fmt(s['rmssd_p90'])} | {pct(s['sdnn_within10'])} | "
-                f"{pct(s['clean_shown'])} | {pct(s['noisy_uncategorised'])} | {pct(s['lifted_uncategorised'])} | "
+                f"{pct(s['clean_shown'])} ({pct(s['clean_shown_sinus'])}) | {pct(s['noisy_uncategorised'])} | "
+                f"{pct(s['lifted_uncategorised'])} | {pct(s['irregular_uncategorised'])} | "
                 f"{fmt(s['record_sdnn_median'])} / {fmt(s['record_rmssd_median'])} | "
                 f"{fmt(s['pair_sdnn_median'], '.2f')} / {fmt(s['cleaning_sdnn_median'], '.2f')} |")
     notes = [f"{label} raised on {failures[key]} record(s) (scored as no beats)"

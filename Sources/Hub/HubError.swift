@@ -15,10 +15,6 @@ public struct HubError: Error, Sendable {
     self.headers = headers
   }
 
-  static func unauthorized(_ message: String) -> HubError {
-    HubError(.unauthorized, "unauthorized", message, headers: [.wwwAuthenticate: "Bearer"])
-  }
-
   var response: Response {
     var response = JSONResponse.make(status: status, body)
     for field in headers { response.headers.append(field) }
@@ -29,7 +25,8 @@ public struct HubError: Error, Sendable {
 /// Turns every failure into a JSON `{error, message}` answer: refusals keep their status, framework errors
 /// (unknown route, body too large) get a code, anything else is a logged 500 without internals.
 struct HubErrorMiddleware<Context: RequestContext>: RouterMiddleware {
-  let logger: Logger
+  /// The router's routes, to tell "no such path" (404) from "not with this method" (405).
+  let routes: RouteTable
 
   func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
     -> Response
@@ -38,7 +35,17 @@ struct HubErrorMiddleware<Context: RequestContext>: RouterMiddleware {
       return try await next(request, context)
     } catch let error as HubError {
       return error.response
-    } catch let error as HTTPError {
+    } catch let error as any HTTPResponseError {
+      if error.status == .notFound {
+        let allowed = routes.allowedMethods(for: request.uri.path)
+        if !allowed.isEmpty {
+          return HubError(
+            .methodNotAllowed, "method_not_allowed",
+            "\(request.uri.path) answers \(allowed.joined(separator: ", ")), not \(request.method)",
+            headers: [.allow: allowed.joined(separator: ", ")]
+          ).response
+        }
+      }
       let code: String
       switch error.status.code {
       case 404: code = "not_found"
@@ -47,10 +54,10 @@ struct HubErrorMiddleware<Context: RequestContext>: RouterMiddleware {
       case 400: code = "bad_request"
       default: code = "http_\(error.status.code)"
       }
-      let message = error.body ?? "\(error.status.reasonPhrase) for \(request.method) \(request.uri.path)"
+      let message = (error as? HTTPError)?.body ?? "\(error.status.reasonPhrase) for \(request.method) \(request.uri.path)"
       return HubError(error.status, code, message).response
     } catch {
-      logger.error("request failed", metadata: ["path": "\(request.uri.path)", "error": "\(error)"])
+      context.logger.error("request failed", metadata: ["path": "\(request.uri.path)", "error": "\(error)"])
       return HubError(.internalServerError, "internal", "the hub could not complete the request; see its log").response
     }
   }

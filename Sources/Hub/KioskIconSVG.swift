@@ -8,9 +8,11 @@ public enum KioskIconSVG {
   /// pattern pixel is 3-8 screen pixels: as coarse as the e-ink panel's patterns look at arm's length.
   public static let unitsPerPixel = 2
 
-  /// The SVG element. `titleId` links the accessible name (the category's `accessibilityText`).
-  public static func svg(for category: StressCategory, ink: RGBColour, titleId: String = "category-image-title") -> String {
-    let patternId = "fill-\(category.pattern.rawValue)"
+  /// The SVG element. `titleId` links the accessible name (the category's `accessibilityText`); `idPrefix` keeps
+  /// the ids unique when a page holds several images (the fleet page).
+  public static func svg(for category: StressCategory, ink: RGBColour, idPrefix: String = "") -> String {
+    let patternId = "\(idPrefix)fill-\(category.pattern.rawValue)"
+    let titleId = "\(idPrefix)category-image-title"
     let inkHex = ink.hexString
     return """
       <svg class="icon" role="img" aria-labelledby="\(titleId)" viewBox="0 0 100 100" \

@@ -38,43 +38,40 @@ public enum KioskPage {
   /// Background without a category (no data, uncategorised): dark grey, 15.9:1 with white text.
   public static let neutralBackground = RGBColour(hex: 0x1C1C1E)
 
+  /// The page's style: motion only under `prefers-reduced-motion: no-preference`.
+  static let style = """
+    html, body { margin: 0; height: 100%; font-family: system-ui, "DejaVu Sans", sans-serif; }
+    #panel { box-sizing: border-box; min-height: 100vh; display: flex; flex-direction: column;
+      align-items: center; justify-content: center; text-align: center; padding: 3vh 4vw; }
+    #panel .icon { height: 42vh; width: 42vh; max-width: 80vw; }
+    #panel h1 { font-size: 9vh; margin: 2vh 0 0; line-height: 1.1; }
+    #panel .level { font-size: 5vh; margin: 1vh 0; font-weight: 600; }
+    #panel .summary { font-size: 2.8vh; max-width: 60em; margin: 1vh 0; }
+    #panel .time { font-size: 2.6vh; margin: 1vh 0; }
+    .warning { font-size: 3vh; font-weight: 700; background: #FFFFFF; color: #000000; border: 0.4vh solid #000000;
+      padding: 1vh 2vw; margin: 1.5vh 0 0; border-radius: 1vh; }
+    #offline[hidden] { display: none; }
+    #offline { position: fixed; top: 0; left: 0; right: 0; margin: 0; border-radius: 0; }
+    @media (prefers-reduced-motion: no-preference) {
+      #panel { transition: background-color 0.8s ease; }
+      .warning { animation: attention 2s ease-in-out 3; }
+      @keyframes attention { 50% { transform: scale(1.04); } }
+    }
+    """
+
   /// The whole HTML document.
   public static func document(_ view: KioskView) -> String {
     let refreshMs = Int(view.options.kioskRefresh * 1000)
     let device = HTML.escape(view.deviceId)
-    return """
-      <!DOCTYPE html>
-      <html lang="en">
-      <head>
-      <meta charset="utf-8">
-      <meta name="viewport" content="width=device-width, initial-scale=1">
-      <title>\(HTML.escape(title(view)))</title>
-      <style>
-      html, body { margin: 0; height: 100%; font-family: system-ui, "DejaVu Sans", sans-serif; }
-      #panel { box-sizing: border-box; min-height: 100vh; display: flex; flex-direction: column;
-        align-items: center; justify-content: center; text-align: center; padding: 3vh 4vw; }
-      #panel .icon { height: 42vh; width: 42vh; max-width: 80vw; }
-      #panel h1 { font-size: 9vh; margin: 2vh 0 0; line-height: 1.1; }
-      #panel .level { font-size: 5vh; margin: 1vh 0; font-weight: 600; }
-      #panel .summary { font-size: 2.8vh; max-width: 60em; margin: 1vh 0; }
-      #panel .time { font-size: 2.6vh; margin: 1vh 0; }
-      .warning { font-size: 3vh; font-weight: 700; background: #FFFFFF; color: #000000; border: 0.4vh solid #000000;
-        padding: 1vh 2vw; margin: 1.5vh 0 0; border-radius: 1vh; }
-      #offline[hidden] { display: none; }
-      #offline { position: fixed; top: 0; left: 0; right: 0; margin: 0; border-radius: 0; }
-      @media (prefers-reduced-motion: no-preference) {
-        #panel { transition: background-color 0.8s ease; }
-        .warning { animation: attention 2s ease-in-out 3; }
-        @keyframes attention { 50% { transform: scale(1.04); } }
-      }
-      </style>
-      </head>
+    return HTMLPage.head(title: title(view), style: style) + """
+
       <body>
       <p id="offline" class="warning" role="alert" hidden>The hub does not answer: the page shows the last data it had.</p>
       \(panel(view))
       <script>
       (function () {
-        var url = "/kiosk/" + encodeURIComponent("\(device)") + "/panel";
+        // The page's own query (its ?key=) goes with every refresh.
+        var url = "/kiosk/" + encodeURIComponent("\(device)") + "/panel" + window.location.search;
         var offline = document.getElementById("offline");
         function refresh() {
           fetch(url, { cache: "no-store" }).then(function (response) {

@@ -1,151 +1,255 @@
+import Foundation
 import NIOConcurrencyHelpers
+import NIOCore
 import NIOPosix
 import SQLite
 import SyncWire
 
 /// The default hub storage: one SQLite file in WAL mode, through the system libsqlite3 and the `SQLite` wrapper the
-/// device's store uses too (one wrapper, no second amalgamation to compile). Calls run on NIO's blocking thread
-/// pool so a slow disk never stalls the event loops; one connection behind a lock serialises them, which is
-/// what SQLite does with writers anyway.
+/// device's store uses too (one wrapper, no second amalgamation to compile).
+///
+/// Durability: `synchronous=FULL` and one transaction per batch, so a batch the hub has acknowledged survives a
+/// power cut (the device deletes its copy on the acknowledgement and never resends it).
+///
+/// Concurrency: one writer connection on a thread of its own (SQLite has one writer at a time anyway, and a
+/// writer waiting for an fsync must not hold a thread readers need), and a few reader connections on their own
+/// threads, which WAL lets read while the writer commits. So a feed reader never waits for an ingest, and no
+/// call blocks NIO's event loops or the cooperative pool.
 public final class SQLiteHubStorage: HubStorage, @unchecked Sendable {
   public let kind = "sqlite"
   public let path: String
-  /// Guards `connection`: every use of it happens inside `lock.withLock`.
-  private let lock = NIOLock()
-  private let connection: SQLiteConnection
 
-  public init(path: String) throws {
+  /// The writer connection: used only on `writerPool`'s one thread, under `writeLock` (belt and braces).
+  private let writer: SQLiteConnection
+  private let writeLock = NIOLock()
+  private let writerPool: NIOThreadPool
+  /// Idle reader connections, one per `readerPool` thread, so a running job always finds one. Guarded by `readLock`.
+  private var idleReaders: [SQLiteConnection]
+  private let readLock = NIOLock()
+  private let readerPool: NIOThreadPool
+
+  // MARK: - Initialization
+
+  /// Opens (or creates, mode 0600: the file holds health data) the database at `path`.
+  public init(path: String, readers: Int = 2) throws {
     self.path = path
+    try Self.createPrivately(path)
+    let readerCount = max(1, readers)
     do {
-      // Several hub processes may share the file (a restart overlapping the old one): wait, do not fail.
-      connection = try SQLiteConnection(path: path, readOnly: false, create: true, busyTimeoutMs: 5000)
-      try connection.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;")
-    } catch {
+      writer = try Self.open(path)
+      try writer.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;")
+      idleReaders = try (0..<readerCount).map { _ in
+        let connection = try Self.open(path)
+        try connection.execute("PRAGMA query_only=1;")
+        return connection
+      }
+    } catch let error as SQLiteError {
       throw HubStorageError("cannot open the hub database \(path): \(error.message); check the path and permissions")
     }
+    writerPool = NIOThreadPool(numberOfThreads: 1)
+    readerPool = NIOThreadPool(numberOfThreads: readerCount)
+    writerPool.start()
+    readerPool.start()
   }
 
-  // MARK: - HubStorage
+  deinit {
+    writerPool.shutdownGracefully { _ in }
+    readerPool.shutdownGracefully { _ in }
+  }
+
+  // MARK: - HubStorage: measurements
 
   public func migrate() async throws {
-    try await blocking { connection in
-      try connection.execute(
-        """
-        BEGIN IMMEDIATE;
-        CREATE TABLE IF NOT EXISTS measurements (
-          id TEXT PRIMARY KEY,
-          device_id TEXT NOT NULL,
-          window_end REAL NOT NULL,
-          modified_at REAL NOT NULL,
-          seq INTEGER NOT NULL,
-          payload TEXT NOT NULL
-        );
-        CREATE INDEX IF NOT EXISTS measurements_device_window ON measurements (device_id, window_end);
-        CREATE UNIQUE INDEX IF NOT EXISTS measurements_seq ON measurements (seq);
-        CREATE INDEX IF NOT EXISTS measurements_device_seq ON measurements (device_id, seq);
-        CREATE TABLE IF NOT EXISTS tokens (
-          token_hash TEXT PRIMARY KEY,
-          device_id TEXT NOT NULL,
-          created_at REAL NOT NULL
-        );
-        PRAGMA user_version = 1;
-        COMMIT;
-        """)
-    }
+    try await write { connection in try SQLiteHubSchema.migrate(connection) }
   }
 
-  public func upsert(deviceId: String, records: [MeasurementRecord]) async throws -> Set<String> {
-    guard !records.isEmpty else { return [] }
+  public func upsert(deviceId: String, records: [MeasurementRecord], receivedAt: Double, outboxPending: Int?)
+    async throws -> UpsertOutcome
+  {
+    // Encoding happens here, on the caller's thread: the writer thread does only SQLite work.
     let payloads = try StoredPayload.encode(records)
-    return try await blocking { connection in
+    return try await write { connection in
       try connection.transaction {
-        var foreign: Set<String> = []
-        var sequence = try connection.scalarInt("SELECT COALESCE(MAX(seq), 0) FROM measurements") ?? 0
+        var outcome = UpsertOutcome()
+        var sequence: Int64 = 0
+        try connection.query("SELECT last_seq FROM feed_state WHERE id = 1", []) { sequence = $0.int64(0) }
         for (record, payload) in zip(records, payloads) {
-          let existing = try connection.cached(
-            "SELECT device_id, modified_at, payload FROM measurements WHERE id = ?"
-          ).rows([.text(record.id)]) { row in
-            (owner: row.text(0) ?? "", modifiedAt: row.double(1), payload: row.text(2) ?? "")
-          }.first
+          var existing: (owner: String, modifiedAt: Double, payload: String)?
+          try connection.query(
+            "SELECT device_id, modified_at, payload FROM measurements WHERE id = ?", [.text(record.id)]
+          ) { existing = ($0.text(0) ?? "", $0.double(1), $0.text(2) ?? "") }
           if let existing {
             if existing.owner != deviceId {
-              foreign.insert(record.id)
+              outcome.foreign.insert(record.id)
               continue
             }
             // Newer modified_at wins; on a tie the incoming row only if it differs, so a retry is a no-op
             // and does not move the row in the feed.
-            if existing.modifiedAt > record.modifiedAt { continue }
-            if existing.modifiedAt == record.modifiedAt, (try? StoredPayload.decode(existing.payload)) == record { continue }
+            if existing.modifiedAt > record.modifiedAt {
+              outcome.keptNewer[record.id] = existing.modifiedAt
+              continue
+            }
+            if existing.modifiedAt == record.modifiedAt,
+              StoredPayload.same(stored: existing.payload, incoming: record, incomingText: payload)
+            {
+              continue
+            }
           }
           sequence += 1
-          try connection.cached(Self.upsertSQL).run([
+          try connection.query(Self.upsertSQL, [
             .text(record.id), .text(deviceId), .real(record.windowEnd), .real(record.modifiedAt),
             .integer(sequence), .text(payload),
           ])
         }
-        return foreign
+        // The high-water mark: numbers are never handed out twice, even after the newest rows are deleted.
+        try connection.query("UPDATE feed_state SET last_seq = ? WHERE id = 1", [.integer(sequence)])
+        try connection.query(
+          """
+          INSERT INTO devices (device_id, first_seen_at, last_upload_at, outbox_pending) VALUES (?1, ?2, ?2, ?3)
+          ON CONFLICT (device_id) DO UPDATE SET last_upload_at = ?2, outbox_pending = ?3
+          """, [.text(deviceId), .real(receivedAt), outboxPending.map { .integer(Int64($0)) } ?? .null])
+        return outcome
       }
     }
   }
 
-  public func latest(deviceId: String) async throws -> MeasurementRecord? {
-    try await blocking { connection in
-      let payload = try connection.cached(
-        "SELECT payload FROM measurements WHERE device_id = ? ORDER BY window_end DESC, id DESC LIMIT 1"
-      ).rows([.text(deviceId)]) { $0.text(0) }.first ?? nil
-      return try payload.map { try StoredPayload.decode($0) }
+  public func latest(deviceId: String, notAfter: Double) async throws -> MeasurementRecord? {
+    let payload = try await read { connection in
+      var payload: String?
+      try connection.query(
+        """
+        SELECT payload FROM measurements WHERE device_id = ? AND window_end <= ?
+        ORDER BY window_end DESC, id DESC LIMIT 1
+        """, [.text(deviceId), .real(notAfter)]
+      ) { payload = $0.text(0) }
+      return payload
     }
+    return try payload.map { try StoredPayload.decode($0) }
   }
 
-  public func feed(deviceId: String?, after: Int64, limit: Int) async throws -> FeedSlice {
-    try await blocking { connection in
-      let collect: (SQLiteStatement) -> (Int64, String) = { ($0.int64(0), $0.text(1) ?? "") }
-      let rows: [(Int64, String)]
+  public func feedPayloads(deviceId: String?, after: Int64, limit: Int) async throws -> RawFeedSlice {
+    try await read { connection in
+      var rows: [(Int64, String)] = []
+      let collect: (SQLiteStatement) throws -> Void = { rows.append(($0.int64(0), $0.text(1) ?? "")) }
       if let deviceId {
-        rows = try connection.cached(
-          "SELECT seq, payload FROM measurements WHERE device_id = ? AND seq > ? ORDER BY seq LIMIT ?"
-        ).rows([.text(deviceId), .integer(after), .int(limit + 1)], collect)
+        try connection.query(
+          "SELECT seq, payload FROM measurements WHERE device_id = ? AND seq > ? ORDER BY seq LIMIT ?",
+          [.text(deviceId), .integer(after), .integer(Int64(limit + 1))], row: collect)
       } else {
-        rows = try connection.cached(
-          "SELECT seq, payload FROM measurements WHERE seq > ? ORDER BY seq LIMIT ?"
-        ).rows([.integer(after), .int(limit + 1)], collect)
+        try connection.query(
+          "SELECT seq, payload FROM measurements WHERE seq > ? ORDER BY seq LIMIT ?",
+          [.integer(after), .integer(Int64(limit + 1))], row: collect)
       }
-      let hasMore = rows.count > limit
       let page = rows.prefix(limit)
-      return FeedSlice(
-        rows: try page.map { try StoredPayload.decode($0.1) }, lastSequence: page.last?.0 ?? after, hasMore: hasMore)
+      return RawFeedSlice(rows: page.map(\.1), lastSequence: page.last?.0 ?? after, hasMore: rows.count > limit)
     }
   }
 
-  public func device(forTokenHash hash: String) async throws -> String? {
-    try await blocking { connection in
-      try connection.cached("SELECT device_id FROM tokens WHERE token_hash = ?").rows([.text(hash)]) { $0.text(0) }
-        .first ?? nil
+  public func rows(deviceId: String, windowEnd: Range<Double>) async throws -> [MeasurementRecord] {
+    let payloads = try await read { connection in
+      var payloads: [String] = []
+      try connection.query(
+        """
+        SELECT payload FROM measurements WHERE device_id = ? AND window_end >= ? AND window_end < ?
+        ORDER BY window_end, id
+        """, [.text(deviceId), .real(windowEnd.lowerBound), .real(windowEnd.upperBound)]
+      ) { payloads.append($0.text(0) ?? "") }
+      return payloads
+    }
+    return try payloads.map { try StoredPayload.decode($0) }
+  }
+
+  public func devices(notAfter: Double) async throws -> [DeviceSummary] {
+    let found = try await read { connection in
+      var found: [(String, Double, Double, Int64, String?)] = []
+      try connection.query(
+        """
+        SELECT d.device_id, d.first_seen_at, COALESCE(d.last_upload_at, -1), COALESCE(d.outbox_pending, -1),
+          (SELECT payload FROM measurements m WHERE m.device_id = d.device_id AND m.window_end <= ?
+           ORDER BY m.window_end DESC, m.id DESC LIMIT 1)
+        FROM devices d ORDER BY d.device_id
+        """, [.real(notAfter)]
+      ) { found.append(($0.text(0) ?? "", $0.double(1), $0.double(2), $0.int64(3), $0.text(4))) }
+      return found
+    }
+    return try found.map { device, firstSeen, lastUpload, pending, payload in
+      DeviceSummary(
+        deviceId: device, firstSeenAt: firstSeen, lastUploadAt: lastUpload < 0 ? nil : lastUpload,
+        outboxPending: pending < 0 ? nil : Int(pending), latest: try payload.map { try StoredPayload.decode($0) })
     }
   }
 
-  public func addToken(hash: String, deviceId: String, createdAt: Double) async throws {
-    try await blocking { connection in
-      try connection.cached("INSERT INTO tokens (token_hash, device_id, created_at) VALUES (?, ?, ?)")
-        .run([.text(hash), .text(deviceId), .real(createdAt)])
+  public func deleteDevice(_ deviceId: String) async throws -> DeviceDeletion {
+    try await write { connection in
+      // Overwrite the deleted rows' bytes, and the WAL after the commit: the data of a person who left must not
+      // linger in free pages of the file.
+      try connection.execute("PRAGMA secure_delete=ON")
+      defer { try? connection.execute("PRAGMA secure_delete=OFF") }
+      let deletion = try connection.transaction {
+        let rows = try Self.delete(connection, from: "measurements", deviceId: deviceId)
+        let tokens = try Self.delete(connection, from: "tokens", deviceId: deviceId)
+        let known = try Self.delete(connection, from: "devices", deviceId: deviceId)
+        return DeviceDeletion(rows: rows, tokens: tokens, known: known + rows + tokens > 0)
+      }
+      try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+      return deletion
     }
   }
 
   public func count(deviceId: String?) async throws -> Int {
-    try await blocking { connection in
-      guard let deviceId else { return Int(try connection.scalarInt("SELECT COUNT(*) FROM measurements") ?? 0) }
-      return try connection.cached("SELECT COUNT(*) FROM measurements WHERE device_id = ?")
-        .rows([.text(deviceId)]) { $0.int(0) }.first ?? 0
+    try await read { connection in
+      var count: Int64 = 0
+      if let deviceId {
+        try connection.query("SELECT COUNT(*) FROM measurements WHERE device_id = ?", [.text(deviceId)]) { count = $0.int64(0) }
+      } else {
+        try connection.query("SELECT COUNT(*) FROM measurements", []) { count = $0.int64(0) }
+      }
+      return Int(count)
     }
   }
 
   public func ping() async throws {
-    try await blocking { connection in _ = try connection.scalarInt("SELECT 1") }
+    try await read { connection in try connection.query("SELECT 1", []) }
   }
 
-  public func close() async throws {}
+  public func close() async throws {
+    try await writerPool.shutdownGracefully()
+    try await readerPool.shutdownGracefully()
+  }
+
+  // MARK: - Internal
+
+  /// Runs `body` on the writer thread with the writer connection.
+  func write<T: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> T) async throws -> T {
+    try await writerPool.runIfActive { [self] in
+      try hubErrors { try writeLock.withLock { try body(writer) } }
+    }
+  }
+
+  /// Runs `body` on a reader thread with a reader connection of its own.
+  func read<T: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> T) async throws -> T {
+    try await readerPool.runIfActive { [self] in
+      let connection = readLock.withLock { idleReaders.removeLast() }
+      defer { readLock.withLock { idleReaders.append(connection) } }
+      return try hubErrors { try body(connection) }
+    }
+  }
 
   // MARK: - Private
+
+  /// Several hub processes may share the file (a restart overlapping the old one): wait, do not fail.
+  private static func open(_ path: String) throws(SQLiteError) -> SQLiteConnection {
+    try SQLiteConnection(path: path, readOnly: false, create: true, busyTimeoutMs: 5000)
+  }
+
+  /// SQLite's own errors come out as the hub's, naming the file.
+  private func hubErrors<T>(_ body: () throws -> T) throws -> T {
+    do {
+      return try body()
+    } catch let error as SQLiteError {
+      throw HubStorageError("SQLite error in \(path): \(error)")
+    }
+  }
 
   /// The conflict rule was applied above, under the same write lock, so this writes unconditionally.
   private static let upsertSQL = """
@@ -155,14 +259,17 @@ public final class SQLiteHubStorage: HubStorage, @unchecked Sendable {
       payload = excluded.payload
     """
 
-  /// Runs `body` on the blocking pool under the lock; SQLite's own errors come out as the hub's, naming the file.
-  private func blocking<T: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) throws -> T) async throws -> T {
-    try await NIOThreadPool.singleton.runIfActive { [self] in
-      do {
-        return try lock.withLock { try body(connection) }
-      } catch let error as SQLiteError {
-        throw HubStorageError("SQLite error in \(path): \(error)")
-      }
+  private static func delete(_ connection: SQLiteConnection, from table: String, deviceId: String) throws -> Int {
+    var count: Int64 = 0
+    try connection.query("SELECT COUNT(*) FROM \(table) WHERE device_id = ?", [.text(deviceId)]) { count = $0.int64(0) }
+    try connection.query("DELETE FROM \(table) WHERE device_id = ?", [.text(deviceId)])
+    return Int(count)
+  }
+
+  /// Creates the file readable by its owner only (`SQLiteConnection.createPrivateFile`).
+  private static func createPrivately(_ path: String) throws {
+    if let reason = SQLiteConnection.createPrivateFile(path) {
+      throw HubStorageError("cannot create the hub database \(path): \(reason); check the path and permissions")
     }
   }
 }

@@ -5,12 +5,13 @@ import Sync
 import SyncWire
 
 /// Kiosk mode: no sensor and no store. Asks the hub for the latest measurement of one device every `poll_s`
-/// (`GET /v1/devices/{id}/latest`, no token needed) and shows it: its category, or the reason it is not scored;
+/// (`GET /v1/devices/{id}/latest` with a reader token of that device) and shows it: its category, or the reason it is not scored;
 /// "no data yet"; old data (window end more than `stale_after_s` before the hub's clock); or a hub that does not
 /// answer (an error, with the last figures kept on the panel).
 final class KioskLoop: Sendable {
   private let transport: AsyncHTTPTransport
   private let device: String
+  private let token: String
   private let pollSeconds: Double
   private let staleAfterSeconds: Double
   private let timeoutSeconds: Double
@@ -21,12 +22,13 @@ final class KioskLoop: Sendable {
   private let logger = Logger(label: "stressmon.monitor.kiosk")
 
   init(
-    transport: AsyncHTTPTransport, device: String, pollSeconds: Double, staleAfterSeconds: Double,
+    transport: AsyncHTTPTransport, device: String, token: String, pollSeconds: Double, staleAfterSeconds: Double,
     timeoutSeconds: Double, board: StatusBoard, events: Mailbox<MonitorEvent>,
     dataSeconds: @escaping @Sendable () -> Double, sleep: @escaping @Sendable (Double) async throws -> Void
   ) {
     self.transport = transport
     self.device = device
+    self.token = token
     self.pollSeconds = pollSeconds
     self.staleAfterSeconds = staleAfterSeconds
     self.timeoutSeconds = timeoutSeconds
@@ -52,7 +54,8 @@ final class KioskLoop: Sendable {
     let at = EventTime(dataSeconds: dataSeconds())
     do {
       let response = try await transport.get(
-        path: SyncAPI.latestPath(device: device), headers: [("Accept", "application/json")], timeout: timeoutSeconds)
+        path: SyncAPI.latestPath(device: device),
+        headers: [("Accept", "application/json"), ("Authorization", "Bearer " + token)], timeout: timeoutSeconds)
       guard response.status == 200 else {
         let detail = String(decoding: response.body.prefix(160), as: UTF8.self)
         throw KioskProblem(text: "the hub answered \(response.status): \(detail)")

@@ -10,11 +10,15 @@ extension Monitor {
     let (board, clocks, dataClock, events) = (run.status, run.clocks, run.dataClock, run.events)
     events.offer(.started(info))
     let transport: AsyncHTTPTransport
+    let token: String
+    do {
+      token = try SyncRunner.readToken(configuration.kiosk.tokenFile, section: "kiosk")
+    } catch {
+      return .failure(error)
+    }
     do {
       transport = try AsyncHTTPTransport(configuration: SyncConfiguration(
-        // The latest-measurement endpoint needs no token; the transport's checks want one, so it gets a
-        // placeholder that is never sent.
-        hubURL: configuration.kiosk.hub, token: "unused",
+        hubURL: configuration.kiosk.hub, token: token,
         caFile: configuration.sync.caFile.isEmpty ? nil : configuration.sync.caFile,
         allowInsecureHTTP: configuration.sync.insecureHTTP, connectTimeout: environment.kioskTimeoutSeconds))
     } catch {
@@ -23,7 +27,7 @@ extension Monitor {
     let indicatorClock = clocks.indicator
     let service = environment.service
     let kiosk = KioskLoop(
-      transport: transport, device: configuration.kiosk.device, pollSeconds: configuration.kiosk.pollSeconds,
+      transport: transport, device: configuration.kiosk.device, token: token, pollSeconds: configuration.kiosk.pollSeconds,
       staleAfterSeconds: configuration.kiosk.staleAfterSeconds, timeoutSeconds: environment.kioskTimeoutSeconds,
       board: board, events: events,
       dataSeconds: { [dataClock] in

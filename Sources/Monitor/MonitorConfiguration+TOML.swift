@@ -65,7 +65,10 @@ extension MonitorConfiguration {
     add()
     add("[kiosk]")
     key("device", Self.quoted(kiosk.device), "kiosk mode: the device whose category to show")
-    key("hub", Self.quoted(kiosk.hub), "kiosk mode: the hub to ask (GET /v1/devices/ID/latest, no token)")
+    key("hub", Self.quoted(kiosk.hub), "kiosk mode: the hub to ask (GET /v1/devices/ID/latest)")
+    key(
+      "token_file", Self.quoted(kiosk.tokenFile),
+      "kiosk mode: a reader token of the device: stressmon-hub token create --reader --device ID")
     key("poll_s", Self.number(kiosk.pollSeconds), "kiosk mode: seconds between questions")
     key("stale_after_s", Self.number(kiosk.staleAfterSeconds), "kiosk mode: older data is shown as old")
     return lines.joined(separator: "\n") + "\n"

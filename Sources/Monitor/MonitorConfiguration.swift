@@ -78,8 +78,11 @@ public struct MonitorConfiguration: Sendable, Equatable {
   public struct Kiosk: Sendable, Equatable {
     /// The device whose category to show.
     public var device: String
-    /// The hub to ask (`GET /v1/devices/{device}/latest`, no token needed).
+    /// The hub to ask (`GET /v1/devices/{device}/latest`).
     public var hub: String
+    /// A reader token of the device (`stressmon-hub token create --reader --device ID`): the hub answers no read
+    /// without one.
+    public var tokenFile: String
     public var pollSeconds: Double
     /// Older than this, the data is shown as old (the hub's kiosk page uses the same 600 s).
     public var staleAfterSeconds: Double
@@ -116,7 +119,7 @@ public struct MonitorConfiguration: Sendable, Equatable {
       display: Display(
         leds: true, panel: true, breathingPacer: false, panelMinimumRefreshSeconds: 180,
         panelOnCategoryChangeOnly: wearable, panelState: ""),
-      kiosk: Kiosk(device: "", hub: "", pollSeconds: 10, staleAfterSeconds: 600))
+      kiosk: Kiosk(device: "", hub: "", tokenFile: "/etc/stressmon/kiosk.token", pollSeconds: 10, staleAfterSeconds: 600))
   }
 
   /// The hostname when it is a valid device id, else "stressmon".

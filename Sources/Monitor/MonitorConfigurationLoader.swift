@@ -129,6 +129,7 @@ public enum MonitorConfigurationLoader {
         try checkURL(hub, key: "hub", section: section)
         config.kiosk.hub = hub
       }
+      config.kiosk.tokenFile = try section.string("token_file") ?? config.kiosk.tokenFile
       config.kiosk.pollSeconds = try section.number("poll_s", range: 1...3_600) ?? config.kiosk.pollSeconds
       config.kiosk.staleAfterSeconds =
         try section.number("stale_after_s", range: 10...604_800) ?? config.kiosk.staleAfterSeconds

@@ -5,6 +5,7 @@ import Platform
 import Sensors
 import Store
 import Sync
+import Logging
 import Synchronization
 
 /// The clocks of one run. Paced runs share one `PacedClock` (sensor pacing, LED blinking, panel BUSY timing); the
@@ -236,21 +237,17 @@ final class SyncRunner: Sendable {
     try? await transport.shutdown()
   }
 
-  static func readToken(_ path: String) throws(MonitorError) -> String {
-    let bytes: [UInt8]
+  /// The token in `path`, its permissions checked (`TokenFile`); `section` names the config section for errors.
+  static func readToken(_ path: String, section: String = "sync") throws(MonitorError) -> String {
     do {
-      let file = try FileDescriptor.open(path, .readOnly)
-      defer { try? file.close() }
-      bytes = try file.readAll(limit: 4_096, chunk: 512)
+      let contents = try TokenFile.read(path)
+      if let warning = contents.warning {
+        Logger(label: "stressmon.monitor").warning("token file readable by its group", metadata: ["problem": "\(warning)"])
+      }
+      return contents.token
     } catch {
-      throw .badFile(
-        "[sync] token_file \(path): \(error); create it with 'stressmon-hub token create --device ID > \(path)' "
-          + "or leave [sync] hub empty", code: 66)
+      let advice = error.sysexitsCode == 66 ? " (or leave [\(section)] hub empty)" : ""
+      throw .badFile("[\(section)] token_file: \(error.description)\(advice)", code: error.sysexitsCode)
     }
-    let token = String(decoding: bytes, as: UTF8.self).filter { !$0.isWhitespace }
-    guard !token.isEmpty else {
-      throw .badFile("[sync] token_file \(path) is empty; put the device token in it", code: 65)
-    }
-    return token
   }
 }

@@ -30,7 +30,7 @@ public struct FileDescriptor: Sendable, Hashable {
     }
   }
 
-  /// O_CREAT, O_TRUNC, O_APPEND. Every descriptor is opened O_CLOEXEC: none leaks into a child process.
+  /// O_CREAT, O_TRUNC, O_APPEND, O_EXCL. Every descriptor is opened O_CLOEXEC: none leaks into a child process.
   public struct OpenOptions: OptionSet, Sendable {
     public let rawValue: CInt
     public init(rawValue: CInt) { self.rawValue = rawValue }
@@ -38,6 +38,8 @@ public struct FileDescriptor: Sendable, Hashable {
     public static let create = OpenOptions(rawValue: O_CREAT)
     public static let truncate = OpenOptions(rawValue: O_TRUNC)
     public static let append = OpenOptions(rawValue: O_APPEND)
+    /// With `.create`: fail with EEXIST when the file exists (a new file, never someone else's).
+    public static let exclusive = OpenOptions(rawValue: O_EXCL)
   }
 
   // MARK: - System calls

@@ -170,6 +170,9 @@ final class StoreCore {
       } catch {
         throw .cannotOpen(path: path, reason: "cannot create the directory \(directory)")
       }
+      // Health data: the file is made readable by its owner only before SQLite opens it (SQLite would make it
+      // 0644, and gives its -wal and -shm files the database file's mode).
+      if let reason = SQLiteConnection.createPrivateFile(path) { throw .cannotOpen(path: path, reason: reason) }
     }
     let connection: SQLiteConnection
     do {

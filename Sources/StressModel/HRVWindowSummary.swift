@@ -13,10 +13,17 @@ public struct HRVWindowConfiguration: Sendable, Equatable {
   /// When coverage is too low, a bad state covering at least this share is named as the cause; otherwise
   /// the window has "too few beats".
   public var causeShare: Double
+  /// The median successive difference of the window's plausible intervals, relative to their median, at or above
+  /// which the rhythm is irregular (AF-like) and not scored. Sinus rhythm changes little from one beat to the
+  /// next even when it swings widely (respiratory arrhythmia makes smooth runs; a few artefacts do not move a
+  /// median); in atrial fibrillation each interval is independent of the last, and for independent intervals
+  /// with a relative spread σ this median is about σ (0.95 σ for a normal law). Real AF has σ ≈ 0.15-0.25.
+  public var irregularRhythmMedianDifference: Double
 
   public init(
     lengthSeconds: Double = 60, stepSeconds: Double = 10, minimumCoverage: Double = 0.5,
-    maximumRejectedShare: Double = 0.3, dominantShare: Double = 0.5, causeShare: Double = 0.25
+    maximumRejectedShare: Double = 0.3, dominantShare: Double = 0.5, causeShare: Double = 0.25,
+    irregularRhythmMedianDifference: Double = 0.12
   ) {
     self.lengthSeconds = lengthSeconds
     self.stepSeconds = stepSeconds
@@ -24,6 +31,7 @@ public struct HRVWindowConfiguration: Sendable, Equatable {
     self.maximumRejectedShare = maximumRejectedShare
     self.dominantShare = dominantShare
     self.causeShare = causeShare
+    self.irregularRhythmMedianDifference = irregularRhythmMedianDifference
   }
 }
 

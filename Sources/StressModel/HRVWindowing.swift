@@ -67,7 +67,7 @@ public struct HRVWindowing: Sendable {
     let coverage = clean.reduce(0) { $0 + $1.milliseconds } / (configuration.lengthSeconds * 1000)
     let quality = judge(
       shares: stateShares(from: start, to: end), coverage: coverage, metrics: metrics, clean: clean.count,
-      rejected: rejected)
+      rejected: rejected, irregularity: Self.medianSuccessiveDifference(inside))
     var stress: StressResult?
     if quality == .good, let metrics {
       let total = Double(inside.count)
@@ -83,7 +83,7 @@ public struct HRVWindowing: Sendable {
   // MARK: - Private
 
   private func judge(
-    shares: StateShares, coverage: Double, metrics: HRVMetrics?, clean: Int, rejected: Int
+    shares: StateShares, coverage: Double, metrics: HRVMetrics?, clean: Int, rejected: Int, irregularity: Double?
   ) -> WindowQuality {
     let c = configuration
     let noContact = shares.noContact
@@ -91,16 +91,44 @@ public struct HRVWindowing: Sendable {
     let poor = shares.poorSignal
     if noContact >= c.dominantShare { return .noContact }
     if saturated >= c.dominantShare { return .saturated }
-    let total = clean + rejected
-    if poor >= c.dominantShare || (total > 0 && Double(rejected) / Double(total) > c.maximumRejectedShare) {
-      return .poorSignal
+    if poor >= c.dominantShare { return .poorSignal }
+    if let irregularity, irregularity >= c.irregularRhythmMedianDifference {
+      // Random beat-to-beat changes: an irregular rhythm (whose swings the cleaner rejects, so it comes before
+      // the rejected share and the coverage), unless the detector itself called the signal poor.
+      return poor >= c.causeShare ? .poorSignal : .irregularRhythm
     }
+    let total = clean + rejected
+    if total > 0 && Double(rejected) / Double(total) > c.maximumRejectedShare { return .poorSignal }
     if coverage < c.minimumCoverage || metrics == nil {
       let (cause, share) = [(WindowQuality.noContact, noContact), (.saturated, saturated), (.poorSignal, poor)]
         .max { $0.1 < $1.1 }!
       return share >= c.causeShare ? cause : .insufficientBeats
     }
     return .good
+  }
+
+  /// Median |successive difference| of the plausible intervals (clean or rejected: the cleaner rejects the
+  /// largest swings of an irregular rhythm), relative to their median; differences only between adjacent
+  /// intervals of one segment. Nil with fewer than 8 differences.
+  static func medianSuccessiveDifference(_ intervals: [InterBeatInterval]) -> Double? {
+    var lengths: [Double] = []
+    var differences: [Double] = []
+    lengths.reserveCapacity(intervals.count)
+    differences.reserveCapacity(intervals.count)
+    var previous: InterBeatInterval?
+    for interval in intervals where interval.verdict != .implausible {
+      let ms = interval.milliseconds
+      lengths.append(ms)
+      if let previous, previous.segment == interval.segment, previous.endSeconds == interval.startSeconds {
+        let d = ms - previous.milliseconds
+        differences.append(d < 0 ? -d : d)
+      }
+      previous = interval
+    }
+    guard differences.count >= 8, let medianLength = Statistics.median(lengths), medianLength > 0,
+      let medianDifference = Statistics.median(differences)
+    else { return nil }
+    return medianDifference / medianLength
   }
 
   /// Share of [start, end) spent in each state.
@@ -141,7 +169,7 @@ private struct StateShares {
     case .noContact: noContact += share
     case .saturated: saturated += share
     case .poorSignal: poorSignal += share
-    case .good, .insufficientBeats: break
+    case .good, .insufficientBeats, .irregularRhythm: break
     }
   }
 }

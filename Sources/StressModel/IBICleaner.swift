@@ -32,9 +32,12 @@
 /// stitched across a gap. Measured on the real NN series and on injected artefacts in docs/detector.md.
 public struct IBICleaner: Sendable {
   public struct Configuration: Sendable, Equatable {
-    /// Physiologically plausible intervals, ms (200 bpm to 24 bpm: a 40 bpm heart with strong sinus arrhythmia
-    /// reaches 2.2 s).
+    /// Physiologically plausible intervals, ms (240 bpm to 24 bpm: a 190 bpm heart with real variability
+    /// reaches 210-220 bpm beat to beat; a 40 bpm heart with strong sinus arrhythmia reaches 2.2 s).
     public var plausibleMilliseconds: ClosedRange<Double>
+    /// Intervals not yet judged clean set the reference only from this length up (200 bpm): below it, short
+    /// intervals are more often parts of false beats in noise than a fast heart's own.
+    public var referenceFloorMilliseconds: Double
     /// d = this × the robust spread of recent clean intervals around their references...
     public var spreadMultiplier: Double
     /// ...kept in this range (shares of the reference interval).
@@ -47,11 +50,13 @@ public struct IBICleaner: Sendable {
     public var patternTolerance: Double
 
     public init(
-      plausibleMilliseconds: ClosedRange<Double> = 300...2500, spreadMultiplier: Double = 3,
+      plausibleMilliseconds: ClosedRange<Double> = 250...2500, spreadMultiplier: Double = 3,
       deviationRange: ClosedRange<Double> = 0.12...0.2, jumpMultiplier: Double = 4,
-      jumpRange: ClosedRange<Double> = 0.25...0.4, patternTolerance: Double = 0.3
+      jumpRange: ClosedRange<Double> = 0.25...0.4, patternTolerance: Double = 0.3,
+      referenceFloorMilliseconds: Double = 300
     ) {
       self.plausibleMilliseconds = plausibleMilliseconds
+      self.referenceFloorMilliseconds = referenceFloorMilliseconds
       self.spreadMultiplier = spreadMultiplier
       self.deviationRange = deviationRange
       self.jumpMultiplier = jumpMultiplier
@@ -151,6 +156,13 @@ public struct IBICleaner: Sendable {
 
   private func isPlausible(_ ms: Double) -> Bool { configuration.plausibleMilliseconds.contains(ms) }
 
+  /// Whether an interval not yet judged clean may set the reference: plausible, and not shorter than
+  /// `referenceFloorMilliseconds` (false beats in noise are short; a fast heart's own intervals enter the
+  /// reference once judged clean).
+  private func isReferenceCandidate(_ ms: Double) -> Bool {
+    isPlausible(ms) && ms >= configuration.referenceFloorMilliseconds
+  }
+
   private mutating func judgeNext(_ emit: (InterBeatInterval) -> Void) {
     let x = milliseconds(0)
     let verdict: InterBeatInterval.Verdict
@@ -161,7 +173,7 @@ public struct IBICleaner: Sendable {
       verdict = classify(x)
     }
     let interval = waiting.removeFirst()
-    if isPlausible(x) { judgedPlausible.push(x) }
+    if isReferenceCandidate(x) { judgedPlausible.push(x) }
     lastWasClean = verdict == .clean
     if verdict == .clean { cleanCount += 1 } else { rejectedCount += 1 }
     emit(InterBeatInterval(startSeconds: interval.start, endSeconds: interval.end, verdict: verdict, segment: segment))
@@ -255,7 +267,7 @@ public struct IBICleaner: Sendable {
     var k = first
     while k < waiting.count {
       let ms = milliseconds(k)
-      if isPlausible(ms) {
+      if isReferenceCandidate(ms) {
         scratch[n] = ms
         n += 1
       }

@@ -11,6 +11,9 @@ public enum WindowQuality: String, Sendable, CaseIterable, Codable {
   case poorSignal = "poor_signal"
   /// Too few clean beats in the window (gaps, dropouts, start-up).
   case insufficientBeats = "insufficient_beats"
+  /// Beat-to-beat intervals change at random (atrial-fibrillation-like): the beats are real, but SDNN measures
+  /// the arrhythmia, not autonomic tone, so no stress level is derived from it.
+  case irregularRhythm = "irregular_rhythm"
 
   /// Whether a stress level may be computed for a window of this quality.
   public var isCategorised: Bool { self == .good }
@@ -23,6 +26,7 @@ public enum WindowQuality: String, Sendable, CaseIterable, Codable {
     case .saturated: "sensor saturated"
     case .poorSignal: "poor signal"
     case .insufficientBeats: "too few beats"
+    case .irregularRhythm: "irregular rhythm"
     }
   }
 }

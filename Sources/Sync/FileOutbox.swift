@@ -46,7 +46,7 @@ public final class FileOutbox: SyncOutbox {
       }
     }
     do {
-      journal = try FileDescriptor.open(path, .writeOnly, options: [.append, .create], permissions: 0o644)
+      journal = try FileDescriptor.open(path, .writeOnly, options: [.append, .create], permissions: 0o600)
     } catch {
       throw SyncError.outbox(
         "cannot open \(path) for writing (errno \(error.rawValue)); check permissions and free space")

@@ -10,10 +10,14 @@ import SyncWire
 /// - 2xx with per-row results: accepted rows leave the outbox, rejected rows are quarantined with the reason.
 /// - 408, 429, 5xx, timeouts, refused connections and garbage answers: retried with backoff; the batch is the
 ///   same rows again, so a retry after a lost answer never duplicates (the hub upserts by id).
-/// - 400, 413, 422 (the batch as a whole is refused): the batch is split in halves until the offending rows are
-///   alone, and only those are quarantined; good rows in the same batch still go through.
-/// - 401, 403, 404, redirects, an untrusted TLS certificate: the device itself is refused; the run stops and
-///   nothing leaves the outbox.
+/// - 400, 413, 422 with the hub's `{error, message}` body (the batch as a whole is refused): the batch is split in
+///   halves until the offending rows are alone, and only those are quarantined; good rows still go through.
+/// - Any other 4xx without that body comes from something in front of the hub (a proxy answering 431, a captive
+///   portal): the hub was not reached, so it is retried like an outage and nothing is quarantined.
+/// - 401, 403, 404 from the hub, redirects, an untrusted certificate or a host name it is not issued for: the
+///   device itself is refused; the run stops and nothing leaves the outbox.
+/// - `kept_newer` rows: the hub holds a newer version; they leave the outbox (resending cannot land them) and are
+///   counted and logged, so nobody believes the change landed.
 public final class SyncClient: Sendable {
   // MARK: - Properties
 
@@ -51,6 +55,8 @@ public final class SyncClient: Sendable {
     var handled: Set<String> = []
     var splits: [[MeasurementRecord]] = []
     var consecutiveFailures = 0
+    // Rows waiting when the run began, less those sent since: the backlog each batch reports to the hub.
+    var backlog = try outboxCall { try outbox.outboxStatus().pending }
     runLoop: while true {
       try Task.checkCancellation()
       let batch: [MeasurementRecord]
@@ -67,12 +73,20 @@ public final class SyncClient: Sendable {
       }
       report.requests += 1
       if consecutiveFailures > 0 { report.retries += 1 }
-      switch await send(batch) {
+      switch await send(batch, outboxPending: max(0, backlog - batch.count)) {
       case .answered(let response):
         consecutiveFailures = 0
+        backlog = max(0, backlog - batch.count)
         let now = clock.now()
         let accepted = response.results.filter { $0.status == .accepted }.map(\.id)
-        try outboxCall { try outbox.markUploaded(ids: accepted, at: now) }
+        let keptNewer = response.results.filter { $0.status == .keptNewer }
+        try outboxCall { try outbox.markUploaded(ids: accepted + keptNewer.map(\.id), at: now) }
+        for row in keptNewer {
+          logger.warning(
+            "hub kept a newer version; this change did not land",
+            metadata: ["id": "\(row.id)", "reason": "\(row.reason ?? "")"])
+        }
+        report.keptNewer += keptNewer.count
         for row in response.results where row.status == .rejected {
           let reason = "hub rejected the row: " + (row.reason ?? "no reason given")
           try outboxCall { try outbox.quarantine(id: row.id, reason: reason, at: now) }
@@ -159,10 +173,10 @@ public final class SyncClient: Sendable {
     case untrusted(String)
   }
 
-  private func send(_ batch: [MeasurementRecord]) async -> BatchOutcome {
+  private func send(_ batch: [MeasurementRecord], outboxPending: Int) async -> BatchOutcome {
     let body: [UInt8]
     do {
-      body = try SyncBody.encode(IngestRequest(deviceId: batch[0].deviceId, records: batch))
+      body = try SyncBody.encode(IngestRequest(deviceId: batch[0].deviceId, records: batch, outboxPending: outboxPending))
     } catch {
       return .batchRefused(status: 0, reason: "the row could not be encoded: \(error)")
     }
@@ -189,6 +203,7 @@ public final class SyncClient: Sendable {
     let status = response.status
     let retryAfter = response.header("Retry-After").flatMap { RetryAfter.seconds(from: $0, now: clock.now()) }
     let message = Self.errorMessage(response.body)
+    let fromHub = Self.hubError(response.body) != nil
     switch status {
     case 200..<300:
       guard let decoded = try? JSONDecoder().decode(IngestResponse.self, from: Data(response.body)),
@@ -200,6 +215,12 @@ public final class SyncClient: Sendable {
         return .retry(problem: problem, retryAfter: retryAfter)
       }
       return .answered(decoded)
+    case 400..<500 where !fromHub && status != 408 && status != 429:
+      // Not the hub's answer (it always sends {error, message}): a proxy or portal in between. The hub was not
+      // reached, so nothing is the rows' fault.
+      return .retry(
+        problem: "HTTP \(status) from something that is not the hub (\(message)); a proxy in between, or check --hub",
+        retryAfter: retryAfter)
     case 401, 403, 404, 405:
       return .deviceRefused(status: status, message: message)
     case 300..<400:
@@ -224,9 +245,14 @@ public final class SyncClient: Sendable {
     }
   }
 
+  /// The hub's `{error, message}` body, if that is what `body` is.
+  static func hubError(_ body: [UInt8]) -> ErrorBody? {
+    try? JSONDecoder().decode(ErrorBody.self, from: Data(body))
+  }
+
   /// The hub's `{error, message}` text, or a short preview of whatever else it sent.
   static func errorMessage(_ body: [UInt8]) -> String {
-    if let decoded = try? JSONDecoder().decode(ErrorBody.self, from: Data(body)) {
+    if let decoded = hubError(body) {
       return "\(decoded.error): \(decoded.message)"
     }
     return body.isEmpty ? "no body" : "non-JSON body '\(preview(body))'"

@@ -4,6 +4,9 @@ import SyncWire
 public struct SyncReport: Sendable, Equatable {
   /// Rows the hub acknowledged (stored, or already held in this or a newer version).
   public var uploaded = 0
+  /// Rows of which the hub already held a newer version (`kept_newer`): they left the outbox, but this version
+  /// did not land.
+  public var keptNewer = 0
   /// Rows the hub refused for good; they are in the outbox's quarantine with the reason.
   public var quarantined = 0
   /// HTTP requests sent, and how many of them were retries after a failure.

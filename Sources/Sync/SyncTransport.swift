@@ -20,7 +20,7 @@ public struct SyncHTTPResponse: Sendable {
   }
 }
 
-/// A failure no retry can fix: the hub's TLS certificate was not accepted.
+/// A failure no retry can fix: the hub's TLS certificate was not accepted (untrusted, or for another name).
 public struct SyncTLSFailure: Error, Sendable, CustomStringConvertible {
   public var detail: String
 
@@ -103,6 +103,9 @@ public final class AsyncHTTPTransport: SyncTransport {
       throw SyncTLSFailure(detail: "\(error)")
     } catch let error as BoringSSLError {
       throw SyncTLSFailure(detail: "\(error)")
+    } catch let error as NIOSSLExtraError where error == .failedToValidateHostname {
+      // A certificate for another name will not match next time either: stop, as for an untrusted one.
+      throw SyncTLSFailure(detail: "the hub's certificate is not issued for this host name (\(error))")
     }
     let bytes = try await response.body.collect(upTo: Self.maxResponseBytes)
     return SyncHTTPResponse(

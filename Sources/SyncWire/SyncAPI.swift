@@ -15,6 +15,14 @@ public enum SyncAPI {
   /// The most rows one feed page returns.
   public static let maxFeedLimit = 1000
 
+  /// The largest `outbox_pending` a device may report (a year of one-minute windows is ~525 600).
+  public static let maxOutboxPending = 100_000_000
+
+  /// How far past the hub's clock a row's times may lie (seconds). A synchronised clock is within a second;
+  /// five minutes covers a device whose NTP has just stepped. Beyond it a row would show as the latest for
+  /// years and win every conflict (`modified_at` in 2096), so the hub refuses it.
+  public static let maxClockSkew: Double = 300
+
   // MARK: - Paths
 
   /// `POST`: ingest one batch (`IngestRequest` → `IngestResponse`).
@@ -32,12 +40,27 @@ public enum SyncAPI {
 
 /// Identifier rules shared by both sides.
 public enum SyncIdentifiers {
-  /// Device ids: 1-64 characters of `A-Z a-z 0-9 . _ -`, so they are safe in paths, file names and logs.
+  /// What the device-id rule says, for error messages.
+  public static let deviceIdRule = "1-64 characters of A-Z a-z 0-9 . _ - (not '.' or '..')"
+
+  /// Device ids: 1-64 characters of `A-Z a-z 0-9 . _ -`, so they are safe in paths, file names and logs; not
+  /// `.` or `..`, which name directories in a URL path or a file name.
   public static func isValidDeviceId(_ id: String) -> Bool {
+    let utf8 = id.utf8
+    guard (1...64).contains(utf8.count), id != ".", id != ".." else { return false }
+    return utf8.allSatisfy { byte in
+      (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+        || byte == 0x2E || byte == 0x5F || byte == 0x2D
+    }
+  }
+
+  /// Boot ids (`/proc/sys/kernel/random/boot_id`, a UUID): 1-64 characters of `A-Z a-z 0-9 . _ : -`, so a
+  /// row never carries control characters or markup into logs and pages.
+  public static func isValidBootId(_ id: String) -> Bool {
     let utf8 = id.utf8
     guard (1...64).contains(utf8.count) else { return false }
     return utf8.allSatisfy { byte in
-      (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+      (byte >= 0x30 && byte <= 0x3A) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
         || byte == 0x2E || byte == 0x5F || byte == 0x2D
     }
   }

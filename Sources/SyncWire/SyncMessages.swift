@@ -7,15 +7,20 @@
 public struct IngestRequest: Sendable, Equatable, Codable {
   public var deviceId: String
   public var records: [MeasurementRecord]
+  /// Rows still waiting in the device's outbox after this batch, when the device knows: the hub's fleet page
+  /// shows it. Optional, 0-`SyncAPI.maxOutboxPending`.
+  public var outboxPending: Int?
 
-  public init(deviceId: String, records: [MeasurementRecord]) {
+  public init(deviceId: String, records: [MeasurementRecord], outboxPending: Int? = nil) {
     self.deviceId = deviceId
     self.records = records
+    self.outboxPending = outboxPending
   }
 
   enum CodingKeys: String, CodingKey {
     case records
     case deviceId = "device_id"
+    case outboxPending = "outbox_pending"
   }
 }
 
@@ -26,11 +31,14 @@ public struct RowResult: Sendable, Equatable, Codable {
     case accepted
     /// Invalid: never stored. The client quarantines the row with `reason`.
     case rejected
+    /// Valid, but the hub holds a newer version (a larger `modified_at`) and kept it: this version did not land.
+    /// Resending cannot change that, so the client stops sending it and reports it; `reason` names the version kept.
+    case keptNewer = "kept_newer"
   }
 
   public var id: String
   public var status: Status
-  /// Why the row was rejected, in words a person can act on; nil when accepted.
+  /// Why the row was rejected (or which version was kept), in words a person can act on; nil when accepted.
   public var reason: String?
 
   public init(id: String, status: Status, reason: String? = nil) {
@@ -50,6 +58,7 @@ public struct IngestResponse: Sendable, Equatable, Codable {
 
   public var acceptedCount: Int { results.count { $0.status == .accepted } }
   public var rejectedCount: Int { results.count { $0.status == .rejected } }
+  public var keptNewerCount: Int { results.count { $0.status == .keptNewer } }
 }
 
 // MARK: - Pull side

@@ -102,10 +102,14 @@ struct SyncCommand: AsyncParsableCommand {
     else {
       throw CLIFailure.usage("--timeout and --connect-timeout must be within 0-600 s and --interval positive")
     }
-    guard let tokenData = FileManager.default.contents(atPath: tokenFile) else {
-      throw CLIFailure.noInput("cannot read the token file \(tokenFile); create a token with 'stressmon-hub token create --device ID'")
+    let token: String
+    do {
+      let contents = try TokenFile.read(tokenFile)
+      if let warning = contents.warning { CLIOutput.error("warning: \(warning)") }
+      token = contents.token
+    } catch {
+      throw CLIFailure(code: error.sysexitsCode, message: error.description)
     }
-    let token = String(decoding: tokenData, as: UTF8.self).trimmingCharacters(in: " \t\n\r")
     let configuration = SyncConfiguration(
       hubURL: hub, token: token, caFile: caFile, allowInsecureHTTP: insecureHTTP, connectTimeout: connectTimeout,
       requestTimeout: timeout,
@@ -220,6 +224,9 @@ struct SyncCommand: AsyncParsableCommand {
     var text = "Uploaded \(report.uploaded) rows in \(report.requests) requests (\(report.retries) retries); "
       + "\(report.quarantined) quarantined. Outbox: \(report.status.pending) pending, "
       + "\(report.status.waitingForClock) waiting for the clock, \(report.status.quarantined) quarantined."
+    if report.keptNewer > 0 {
+      text += " \(report.keptNewer) rows were not stored: the hub keeps a newer version of them."
+    }
     if report.status.quarantined > 0 { text += " See 'stressmon sync --status' for the reasons." }
     return text
   }
@@ -240,8 +247,14 @@ struct SyncRequeueOutput: Encodable {
 
 /// `stressmon sync --once --json`.
 struct SyncRunOutput: Encodable {
+  enum CodingKeys: String, CodingKey {
+    case uploaded, quarantined, requests, retries, drained, problem, outbox
+    case keptNewer = "kept_newer"
+  }
+
   var uploaded: Int
   var quarantined: Int
+  var keptNewer: Int
   var requests: Int
   var retries: Int
   var drained: Bool
@@ -251,6 +264,7 @@ struct SyncRunOutput: Encodable {
   init(_ report: SyncReport) {
     uploaded = report.uploaded
     quarantined = report.quarantined
+    keptNewer = report.keptNewer
     requests = report.requests
     retries = report.retries
     drained = report.drained

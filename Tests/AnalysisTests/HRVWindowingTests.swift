@@ -1,3 +1,4 @@
+import Platform
 import StressModel
 import TestSupport
 import Testing
@@ -53,5 +54,38 @@ struct HRVWindowingTests {
       #expect(bad.stress == nil)
     }
     #expect(window(states: []).stress != nil)
+  }
+
+  @Test("An irregular (AF-like) rhythm is named and not scored; real sinus arrhythmia and premature beats are scored")
+  func irregularRhythm() throws {
+    func windows(_ intervalsMs: [Double]) -> [HRVWindowSummary] {
+      var windowing = HRVWindowing()
+      let judged = clean(beats(intervalsMs))
+      for interval in judged { windowing.add(interval) }
+      var out: [HRVWindowSummary] = []
+      windowing.emitWindows(completeThrough: judged.last!.endSeconds) { out.append($0) }
+      return out
+    }
+    // Independent intervals, uniform within ±25 % of 700 ms (relative SD 0.14, as in atrial fibrillation).
+    var random = SplitMix64(seed: 12)
+    let af = (0..<400).map { _ in 700 * Double.random(in: 0.75...1.25, using: &random) }
+    let afWindows = windows(af)
+    #expect(
+      !afWindows.isEmpty && afWindows.allSatisfy { $0.quality == .irregularRhythm && $0.stress == nil },
+      "\(afWindows.map(\.quality.rawValue))")
+    // The same intervals in a smooth swing (sorted up and down in runs of 8): the same spread, but sinus-like.
+    let swing = stride(from: 0, to: af.count, by: 8).flatMap { start -> [Double] in
+      let run = af[start..<min(start + 8, af.count)].sorted()
+      return (start / 8).isMultiple(of: 2) ? run : run.reversed()
+    }
+    #expect(windows(swing).allSatisfy { $0.quality == .good })
+    // Strong real sinus arrhythmia with a premature beat (20 % early, compensatory pause) every 15 beats.
+    var nn = try SharedData.column("rr/pyhrv_nni_short.csv")
+    for i in stride(from: 10, to: nn.count - 1, by: 15) {
+      let early = nn[i] * 0.2
+      nn[i] -= early
+      nn[i + 1] += early
+    }
+    #expect(windows(nn).allSatisfy { $0.quality == .good })
   }
 }

@@ -136,7 +136,7 @@ struct IBICleanerTests {
     #expect(emitted == nn.count && cleaner.earliestUndecidedEndSeconds == nil)
   }
 
-  @Test("Intervals outside 300-2000 ms are implausible, and nothing is stitched across a segment break")
+  @Test("Intervals outside 250-2500 ms are implausible, and nothing is stitched across a segment break")
   func implausibleAndSegments() throws {
     let nn = try SharedData.column("rr/pyhrv_nni_short.csv")
     var times = Self.beats(nn)
@@ -150,9 +150,9 @@ struct IBICleanerTests {
     #expect(Set(judged.map(\.segment)).count == 2)
     let runs = InterBeatInterval.cleanRuns(judged)
     #expect(runs.count >= 3)  // split at the double detection and at the break
-    // A lone 250 ms interval with nothing to pair it with is implausible.
+    // A lone 220 ms interval with nothing to pair it with is implausible.
     var lone = Self.beats(nn)
-    lone.insert(lone[30] + 0.25, at: 31)
+    lone.insert(lone[30] + 0.22, at: 31)
     lone.remove(at: 32)
     #expect(Self.clean(lone)[30].verdict == .implausible)
   }

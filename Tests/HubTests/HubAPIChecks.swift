@@ -14,7 +14,7 @@ import Testing
 enum HubAPICheck: String, CaseIterable, Sendable, CustomTestStringConvertible {
   case healthReportsStorage
   case gzipBatchIsStoredOnceAndRetriesAreIdempotent
-  case newerModifiedAtWins
+  case newerModifiedAtWinsAndALosingRowIsKeptNewer
   case wrongOrMissingTokenIs401AndStoresNothing
   case anotherDevicesIdIs403AndStoresNothing
   case oversizedBodiesAre413AndStoreNothing
@@ -23,22 +23,16 @@ enum HubAPICheck: String, CaseIterable, Sendable, CustomTestStringConvertible {
   case rowIdOfAnotherDeviceIsRejected
   case feedPagesCoverEveryRowOnce
   case latestIsTheNewestWindow
-  case unknownRouteIsJSON404
+  case unknownRouteIsJSON404AndWrongMethod405
 
   var testDescription: String { rawValue }
 
   func run(on storage: any HubStorage) async throws {
-    try await storage.migrate()
-    let device = "dev-\(UInt32.random(in: 0...UInt32.max))"
-    let token = try await HubTokens.create(deviceId: device, storage: storage, now: 1_767_225_600)
-    let app = Application(router: HubRoutes.router(storage: storage, logger: Logger(label: "test.hub")))
-    try await app.test(.router) { client in
-      let api = APIClient(client: client, token: token)
-      try await body(api: api, storage: storage, device: device)
-    }
+    try await HubCheckContext.run(on: storage) { context in try await body(context) }
   }
 
-  private func body(api: APIClient, storage: any HubStorage, device: String) async throws {
+  private func body(_ context: HubCheckContext) async throws {
+    let (api, storage, device) = (context.api, context.storage, context.device)
     let rows = try MeasurementFixtures.records(device: device, count: 500, salt: UInt64(device.hashValue.magnitude))
     func stored() async throws -> Int { try await storage.count(deviceId: device) }
 
@@ -62,7 +56,7 @@ enum HubAPICheck: String, CaseIterable, Sendable, CustomTestStringConvertible {
       #expect(after.rows == rows)
       #expect(after.lastSequence == before.lastSequence, "an identical retry must not move rows in the feed")
 
-    case .newerModifiedAtWins:
+    case .newerModifiedAtWinsAndALosingRowIsKeptNewer:
       var original = rows[0]
       _ = try await api.ingest(IngestRequest(deviceId: device, records: [original]))
       var newer = original
@@ -71,9 +65,18 @@ enum HubAPICheck: String, CaseIterable, Sendable, CustomTestStringConvertible {
       _ = try await api.ingest(IngestRequest(deviceId: device, records: [newer]))
       original.confidence = 0.999  // an older edit arriving late
       let late = try await api.ingest(IngestRequest(deviceId: device, records: [original]))
-      #expect(try late.decoded(IngestResponse.self).acceptedCount == 1)
+      // The hub says it kept its newer version: the device must not believe its change landed
+      let result = try late.decoded(IngestResponse.self).results
+      #expect(result.map(\.status) == [.keptNewer])
+      #expect(result.first?.reason?.contains("newer version") == true)
       let feed = try await storage.feed(deviceId: device, after: 0, limit: 10)
       #expect(feed.rows == [newer])
+      // The same id twice in one batch: the older copy is kept_newer too
+      var twice = newer
+      twice.modifiedAt += 10
+      twice.confidence = 0.5
+      let both = try await api.ingest(IngestRequest(deviceId: device, records: [twice, newer]))
+      #expect(try both.decoded(IngestResponse.self).results.map(\.status) == [.accepted, .keptNewer])
 
     case .wrongOrMissingTokenIs401AndStoresNothing:
       let batch = IngestRequest(deviceId: device, records: rows)
@@ -174,55 +177,16 @@ enum HubAPICheck: String, CaseIterable, Sendable, CustomTestStringConvertible {
       let latest = try await api.get(SyncAPI.latestPath(device: device))
       #expect(try latest.decoded(LatestResponse.self).record == rows[49])
 
-    case .unknownRouteIsJSON404:
+    case .unknownRouteIsJSON404AndWrongMethod405:
       let response = try await api.get("/v2/nothing")
       #expect(response.status == .notFound)
       #expect(try response.decoded(ErrorBody.self).error == "not_found")
+      // A path the hub has, asked with a method it does not answer: 405 with the methods it does
+      let put = try await api.client.execute(uri: SyncAPI.healthPath, method: .put)
+      #expect(put.status == .methodNotAllowed)
+      #expect(put.headers[.allow] == "GET")
+      let delete = try await api.client.execute(uri: SyncAPI.measurementsPath, method: .delete)
+      #expect(delete.headers[.allow] == "GET, POST")
     }
   }
 }
-
-/// Requests through HummingbirdTesting's client with the device token.
-struct APIClient {
-  enum Auth {
-    case own
-    case token(String)
-    case none
-  }
-
-  let client: any TestClientProtocol
-  let token: String
-
-  func ingest(_ batch: IngestRequest, auth: Auth = .own) async throws -> TestResponse {
-    try await post(body: ByteBuffer(bytes: try SyncBody.encode(batch)), gzip: true, auth: auth)
-  }
-
-  func post(body: ByteBuffer, gzip: Bool, auth: Auth = .own) async throws -> TestResponse {
-    var headers: HTTPFields = [.contentType: "application/json"]
-    switch auth {
-    case .own: headers[.authorization] = "Bearer \(token)"
-    case .token(let other): headers[.authorization] = "Bearer \(other)"
-    case .none: break
-    }
-    if gzip { headers[.contentEncoding] = "gzip" }
-    return try await client.execute(uri: SyncAPI.measurementsPath, method: .post, headers: headers, body: body)
-  }
-
-  func get(_ uri: String) async throws -> TestResponse {
-    try await client.execute(uri: uri, method: .get)
-  }
-}
-
-extension TestResponse {
-  func decoded<T: Decodable>(_ type: T.Type) throws -> T {
-    try JSONDecoder().decode(type, from: Data(buffer: body))
-  }
-}
-
-extension Data {
-  init(buffer: ByteBuffer) {
-    self = buffer.withUnsafeReadableBytes { Data($0) }
-  }
-}
-
-import CompressNIO

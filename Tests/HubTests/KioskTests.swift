@@ -114,21 +114,16 @@ struct KioskBrowserTests {
     defer { directory.remove() }
     let storage = try await SyncEndToEndTests.makeStorage(directory)
     let now = Date().timeIntervalSince1970
-    _ = try await storage.upsert(deviceId: "kiosk-1", records: [try kioskRecord(category, device: "kiosk-1", now: now, age: 20)])
+    _ = try await storage.upsert(
+      deviceId: "kiosk-1", records: [try kioskRecord(category, device: "kiosk-1", now: now, age: 20)], receivedAt: now,
+      outboxPending: nil)
+    let key = try await HubTokens.create(kind: .kiosk, deviceId: "kiosk-1", storage: storage, now: now).token
     let hub = LiveHub(storage: storage)
     try await hub.start()
-    let png = directory.file("shot.png")
-    let result = try await offload { try Self.run(chromium, [
-      "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--force-device-scale-factor=1",
-      "--force-color-profile=srgb", "--window-size=800,600", "--user-data-dir=\(directory.file("profile"))",
-      "--screenshot=\(png)", "\(hub.baseURL)/kiosk/kiosk-1",
-    ]) }
+    let shot = try await Self.screenshot(
+      chromium, "\(hub.baseURL)/kiosk/kiosk-1?key=\(key)", size: (800, 600), name: "kiosk.png", in: directory)
     await hub.stop()
-    guard let data = FileManager.default.contents(atPath: png) else {
-      Issue.record("chromium wrote no screenshot (exit \(result.status)): \(result.output.suffix(500))")
-      return
-    }
-    let image = try PNGImage(bytes: Array(data))
+    guard let image = shot else { return }
     #expect(image.width == 800 && image.height == 600)
 
     // The page background is the category colour
@@ -173,19 +168,28 @@ struct KioskBrowserTests {
   }
 
   static func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    let log = NSTemporaryDirectory() + "chromium-\(UUID().uuidString).log"
-    _ = FileManager.default.createFile(atPath: log, contents: nil)
-    defer { try? FileManager.default.removeItem(atPath: log) }
-    let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
-    process.standardOutput = handle
-    process.standardError = handle
-    try process.run()
-    process.waitUntilExit()
-    try? handle.close()
-    return (process.terminationStatus, (try? String(contentsOfFile: log, encoding: .utf8)) ?? "")
+    try runProgram(executable, arguments)
+  }
+
+  /// A screenshot of `url` at `size` CSS pixels (scale 1, sRGB), decoded; nil (with an issue recorded) when
+  /// Chromium wrote none. With `STRESSMON_SCREENSHOTS=DIR` the PNG is kept there as `name`.
+  static func screenshot(
+    _ chromium: String, _ url: String, size: (Int, Int), name: String, in directory: TemporaryDirectory
+  ) async throws -> PNGImage? {
+    let png = directory.file(name)
+    let result = try await offload { try Self.run(chromium, [
+      "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--force-device-scale-factor=1",
+      "--force-color-profile=srgb", "--window-size=\(size.0),\(size.1)",
+      "--user-data-dir=\(directory.file("profile-\(name)"))", "--screenshot=\(png)", url,
+    ]) }
+    guard let data = FileManager.default.contents(atPath: png) else {
+      Issue.record("chromium wrote no screenshot (exit \(result.status)): \(result.output.suffix(500))")
+      return nil
+    }
+    if let keep = ProcessInfo.processInfo.environment["STRESSMON_SCREENSHOTS"] {
+      try data.write(to: URL(fileURLWithPath: keep + "/" + name))
+    }
+    return try PNGImage(bytes: Array(data))
   }
 
   @Test("the open page refreshes itself: data stored after it loaded appears without a reload")
@@ -202,6 +206,8 @@ struct KioskBrowserTests {
     let storage = try await SyncEndToEndTests.makeStorage(directory)
     let hub = LiveHub(storage: storage, options: HubOptions(kioskRefresh: 0.3))
     try await hub.start()
+    let key = try await HubTokens.create(
+      kind: .kiosk, deviceId: "kiosk-2", storage: storage, now: Date().timeIntervalSince1970).token
     // Given the page open on a device with no data yet: Chromium runs it for 5 s of virtual time (its timers
     // fire fast, network waits are real), then prints the live DOM. The page's first refresh is held at the hub;
     // whatever ends this test early opens the gate, or the blocked Chromium (and the test) would wait forever.
@@ -209,7 +215,7 @@ struct KioskBrowserTests {
     hub.closeGate(for: page + "/panel")
     defer { hub.openGate() }
     let profile = directory.file("profile")
-    let url = "\(hub.baseURL)\(page)"
+    let url = "\(hub.baseURL)\(page)?key=\(key)"
     async let browser = offload {
       try Self.run(chromium, [
         "--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=\(profile)", "--virtual-time-budget=5000",
@@ -224,7 +230,8 @@ struct KioskBrowserTests {
     }
     let stored = Date()
     let now = stored.timeIntervalSince1970
-    _ = try await storage.upsert(deviceId: "kiosk-2", records: [kioskRecord(base, .high, now: now, age: 5)])
+    _ = try await storage.upsert(
+      deviceId: "kiosk-2", records: [kioskRecord(base, .high, now: now, age: 5)], receivedAt: now, outboxPending: nil)
     hub.openGate()
     let dom = try await browser.output
     await hub.stop()

@@ -36,13 +36,17 @@ final class LiveHub: Sendable {
   /// Serve HTTPS with this configuration instead of plain HTTP.
   let tls: TLSConfiguration?
   let options: HubOptions
+  /// The connection guard's limits, as `stressmon-hub serve` sets them.
+  let limits: ConnectionLimits
+  let metrics = HubMetrics()
 
   init(
     storage: any HubStorage, faults: [HubFault] = [], delayAfterStore: Double = 0, tls: TLSConfiguration? = nil,
-    options: HubOptions = HubOptions()
+    options: HubOptions = HubOptions(), limits: ConnectionLimits = ConnectionLimits()
   ) {
     self.storage = storage
     self.options = options
+    self.limits = limits
     self.script = Mutex(faults)
     self.delayAfterStore = delayAfterStore
     self.tls = tls
@@ -64,7 +68,8 @@ final class LiveHub: Sendable {
   func start() async throws {
     let port = self.port
     let (bound, continuation) = AsyncStream<Int>.makeStream()
-    let inner = HubRoutes.router(storage: storage, options: options, logger: Logger(label: "test.hub")).buildResponder()
+    let inner = HubRoutes.router(storage: storage, options: options, metrics: metrics, logger: Logger(label: "test.hub"))
+      .buildResponder()
     let responder = CallbackResponder<BasicRequestContext> { [self] request, context in
       try await respond(request, context, inner)
     }
@@ -72,8 +77,8 @@ final class LiveHub: Sendable {
     logger.logLevel = .critical
     let app = Application(
       responder: responder,
-      server: try tls.map { try HTTPServerBuilder.tls(.http1(), tlsConfiguration: $0) } ?? .http1(),
-      configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: port), reuseAddress: true),
+      server: try HubServer.server(limits: limits, tls: tls, metrics: metrics),
+      configuration: HubServer.configuration(host: "127.0.0.1", port: port, limits: limits, logger: logger),
       onServerRunning: { channel in
         continuation.yield(channel.localAddress?.port ?? 0)
         continuation.finish()

@@ -20,7 +20,8 @@ final class PostgresTestCluster: @unchecked Sendable {
     case unavailable(String)
   }
 
-  static func start() -> Availability {
+  /// With `ssl` (a certificate and key in PEM), the server offers TLS with them.
+  static func start(ssl: (certificate: String, key: String)? = nil) -> Availability {
     let versions = (try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []
     guard let version = versions.sorted().last,
       FileManager.default.isExecutableFile(atPath: "/usr/lib/postgresql/\(version)/bin/initdb")
@@ -33,13 +34,22 @@ final class PostgresTestCluster: @unchecked Sendable {
     let cluster = PostgresTestCluster(directory: directory, port: port, binaries: binaries)
     do {
       try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-      if getuid() == 0 { try run("/bin/chown", ["postgres:postgres", directory], asPostgres: false) }
+      var sslOptions = ""
+      if let ssl {
+        // PostgreSQL wants the key owned by its user and private to it.
+        try FileManager.default.copyItem(atPath: ssl.certificate, toPath: directory + "/server.pem")
+        try FileManager.default.copyItem(atPath: ssl.key, toPath: directory + "/server.key")
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: directory + "/server.key")
+        sslOptions = " -c ssl=on -c ssl_cert_file=\(directory)/server.pem -c ssl_key_file=\(directory)/server.key"
+      }
+      if getuid() == 0 { try run("/bin/chown", ["-R", "postgres:postgres", directory], asPostgres: false) }
       try cluster.run("initdb", ["-D", directory + "/data", "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync"])
       try cluster.run(
         "pg_ctl",
         [
           "-D", directory + "/data", "-l", directory + "/server.log", "-w", "-t", "30",
-          "-o", "-p \(port) -k \(directory) -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off",
+          "-o",
+          "-p \(port) -k \(directory) -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off\(sslOptions)",
           "start",
         ])
       return .available(cluster)

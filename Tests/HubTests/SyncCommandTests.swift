@@ -15,7 +15,7 @@ struct SyncCommandTests {
     let storage = try await SyncEndToEndTests.makeStorage(directory)
     let outbox = directory.file("outbox")
     try FileOutbox(directory: outbox).add(try MeasurementFixtures.records(device: "cli-desk", count: 20))
-    let tokenFile = try directory.write("token", String(repeating: "a", count: 64))
+    let tokenFile = try directory.writePrivate("token", String(repeating: "a", count: 64))
     let hub = LiveHub(storage: storage)
     try await hub.start()
     let result = try await runCLI([
@@ -32,7 +32,7 @@ struct SyncCommandTests {
   static func hubStorage(_ directory: TemporaryDirectory) async throws -> (SQLiteHubStorage, String) {
     let storage = try await SyncEndToEndTests.makeStorage(directory)
     let token = try await HubTokens.create(deviceId: "cli-desk", storage: storage, now: Date().timeIntervalSince1970)
-    return (storage, try directory.write("token", token))
+    return (storage, try directory.writePrivate("token", token))
   }
 
   @Test("a row the hub rejects is quarantined and --status shows why; the others are uploaded")
@@ -107,7 +107,7 @@ struct SyncCommandTests {
   func usageErrors() async throws {
     let directory = try TemporaryDirectory("sync-cli")
     defer { directory.remove() }
-    let tokenFile = try directory.write("token", "abc")
+    let tokenFile = try directory.writePrivate("token", "abc")
     let outbox = directory.file("outbox")
     let plain = try await runCLI(["sync", "--once", "--outbox", outbox, "--hub", "http://127.0.0.1:9", "--token-file", tokenFile])
     #expect(plain.status == 64)
@@ -119,5 +119,34 @@ struct SyncCommandTests {
     #expect(noStore.status == 66)
     #expect(noStore.stderr.contains("none.db"))
     #expect(!FileManager.default.fileExists(atPath: directory.file("none.db")))
+  }
+
+  @Test("a token file every user can read is refused before any upload; one its group can read is a warning")
+  func tokenFilePermissions() async throws {
+    let directory = try TemporaryDirectory("sync-cli")
+    defer { directory.remove() }
+    let (storage, tokenFile) = try await Self.hubStorage(directory)
+    let outbox = directory.file("outbox")
+    try FileOutbox(directory: outbox).add(try MeasurementFixtures.records(device: "cli-desk", count: 6))
+    let hub = LiveHub(storage: storage)
+    try await hub.start()
+    let upload = ["sync", "--once", "--outbox", outbox, "--hub", hub.baseURL, "--insecure-http", "--token-file", tokenFile]
+
+    try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: tokenFile)
+    let exposed = try await runCLI(upload)
+    #expect(exposed.status == 64)
+    #expect(exposed.stderr.contains("every user") && exposed.stderr.contains("chmod 600"))
+    #expect(try await storage.count(deviceId: "cli-desk") == 0)
+
+    try FileManager.default.setAttributes([.posixPermissions: 0o640], ofItemAtPath: tokenFile)
+    let grouped = try await runCLI(upload)
+    await hub.stop()
+    #expect(grouped.status == 0, "\(grouped.stderr)")
+    #expect(grouped.stderr.contains("warning") && grouped.stderr.contains("group"))
+    #expect(try await storage.count(deviceId: "cli-desk") == 6)
+    // The outbox journal holds health data too: created for its owner only
+    let journal = outbox + "/" + FileOutbox.journalName
+    let mode = (try FileManager.default.attributesOfItem(atPath: journal)[.posixPermissions] as? NSNumber)?.intValue
+    #expect(mode == 0o600)
   }
 }

@@ -91,7 +91,7 @@ struct SyncEndToEndTests {
     let storage = try await Self.makeStorage(directory)
     let device = "e2e-wearable"
     let token = try await HubTokens.create(deviceId: device, storage: storage, now: Date().timeIntervalSince1970)
-    let tokenFile = try directory.write("token", token + "\n")
+    let tokenFile = try directory.writePrivate("token", token + "\n")
     let rows = try MeasurementFixtures.records(device: device, count: Self.rowCount)
     let outboxPath = directory.file("outbox")
     do { _ = try kind.create(at: outboxPath, rows: rows) }

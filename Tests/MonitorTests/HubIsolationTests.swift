@@ -20,7 +20,7 @@ struct HubIsolationTests {
     defer { listener.close() }
     run.configuration.sync.hub = "http://127.0.0.1:\(listener.port)"
     run.configuration.sync.insecureHTTP = true
-    run.configuration.sync.tokenFile = try run.directory.write("token", "test-token\n")
+    run.configuration.sync.tokenFile = try run.directory.writePrivate("token", "test-token\n")
 
     // When the daemon runs again, at --speed max, starting with an upload of those rows (its first request hangs)
     let started = ContinuousClock.now

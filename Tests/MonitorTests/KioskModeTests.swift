@@ -21,11 +21,13 @@ struct KioskModeTests {
     let now = Date().timeIntervalSince1970
     let fresh = try Self.record(.mild, device: "desk-1", endedAt: now - 20)
     let old = try Self.record(.high, device: "old-1", endedAt: now - 3_600)
-    _ = try await hub.storage.upsert(deviceId: "desk-1", records: [fresh])
-    _ = try await hub.storage.upsert(deviceId: "old-1", records: [old])
+    _ = try await hub.storage.upsert(deviceId: "desk-1", records: [fresh], receivedAt: now, outboxPending: nil)
+    _ = try await hub.storage.upsert(deviceId: "old-1", records: [old], receivedAt: now, outboxPending: nil)
+    // and a reader token of every device, as a kiosk board holds one
+    let token = try await HubTokens.create(kind: .reader, deviceId: nil, storage: hub.storage, now: now).token
 
     // When a kiosk shows desk-1
-    let shown = try await Self.runKiosk(device: "desk-1", hub: hub.baseURL, label: "fresh")
+    let shown = try await Self.runKiosk(device: "desk-1", hub: hub.baseURL, token: token, label: "fresh")
     // Then it shows mild: state, LEDs, panel
     let status = try #require(shown.log.statuses.last)
     #expect(status.category == .mild)
@@ -36,13 +38,20 @@ struct KioskModeTests {
     #expect(FileManager.default.fileExists(atPath: shown.panelImage))
 
     // When it shows a device the hub has nothing for
-    let none = try await Self.runKiosk(device: "new-1", hub: hub.baseURL, label: "none")
+    let none = try await Self.runKiosk(device: "new-1", hub: hub.baseURL, token: token, label: "none")
     // Then it waits for data, the LEDs say there is nothing to show
     #expect(none.log.statuses.last?.phase == .waitingForData)
     #expect(none.log.ledStates.last == .noContact)
 
     // When it shows the device whose data is an hour old
-    let aged = try await Self.runKiosk(device: "old-1", hub: hub.baseURL, label: "old")
+    let aged = try await Self.runKiosk(device: "old-1", hub: hub.baseURL, token: token, label: "old")
+
+    // When a kiosk holds a token the hub does not know
+    let refused = try await Self.runKiosk(device: "desk-1", hub: hub.baseURL, token: HubTokens.generate(), label: "refused")
+    // Then it shows the hub's refusal as a fault, not a category
+    let fault = try #require(refused.log.statuses.last)
+    #expect(fault.faults.first?.name == "hub")
+    #expect(fault.category == nil)
     // Then the state is stale, the panel keeps the old category with "Old data", the LEDs do not claim it is current
     let stale = try #require(aged.log.statuses.last)
     guard case .stale(let age) = stale.phase else {
@@ -64,7 +73,7 @@ struct KioskModeTests {
     try await Task.sleep(for: .milliseconds(200))
 
     // When a kiosk asks it
-    let run = try await Self.runKiosk(device: "desk-1", hub: url, label: "down")
+    let run = try await Self.runKiosk(device: "desk-1", hub: url, token: HubTokens.generate(), label: "down")
 
     // Then the state is an error about the hub, and the LEDs show the error rhythm
     let status = try #require(run.log.statuses.last)
@@ -87,10 +96,11 @@ struct KioskModeTests {
     return row
   }
 
-  static func runKiosk(device: String, hub: String, label: String) async throws
+  static func runKiosk(device: String, hub: String, token: String, label: String) async throws
     -> (summary: MonitorSummary, log: EventLog, panelImage: String)
   {
     var run = try SimulatedRun("kiosk-\(label)")
+    run.configuration.kiosk.tokenFile = try run.directory.writePrivate("kiosk.token", token + "\n")
     run.configuration.device.mode = .kiosk
     run.configuration.kiosk.device = device
     run.configuration.kiosk.hub = hub

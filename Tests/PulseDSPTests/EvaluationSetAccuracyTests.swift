@@ -55,20 +55,24 @@ struct EvaluationSetAccuracyTests {
     let s = EvalSummary(Self.scores.filter { $0.rateHz >= 50 })
     #expect((s.sdnnMedianError ?? 99) <= 3, "median |SDNN error| \(s.sdnnMedianError ?? -1)")
     #expect((s.rmssdMedianError ?? 99) <= 5, "median |RMSSD error| \(s.rmssdMedianError ?? -1)")
-    // Targets 8 / 12 ms: SDNN meets it (6.2 measured); RMSSD does not yet (16.5: AF and missed premature beats).
+    // Targets 8 / 12 ms, met since AF-like windows are not scored (measured 2.6 / 5.4 ms on this subset).
     #expect((s.sdnnP90Error ?? 99) <= 8, "90th percentile |SDNN error| \(s.sdnnP90Error ?? -1)")
-    #expect((s.rmssdP90Error ?? 99) <= 22, "90th percentile |RMSSD error| \(s.rmssdP90Error ?? -1)")
+    #expect((s.rmssdP90Error ?? 99) <= 12, "90th percentile |RMSSD error| \(s.rmssdP90Error ?? -1)")
   }
 
-  @Test("What the device shows: noisy stretches mostly uncategorised, lifted fingers never categorised, clean shown")
+  @Test("What the device shows: noisy, AF-like and lifted stretches uncategorised, clean sinus stretches shown")
   func shownWindows() {
     let all = EvalSummary(Self.scores)
-    // Measured 0.667 / 1.0 / 0.935 (target for clean: 0.95; AF windows count as clean and half of them are
-    // uncategorised because the cleaner rejects AF's irregular intervals).
+    // Measured 0.667 / 1.0 / 0.992 (the target for clean stretches, 0.95, is met in sinus rhythm).
     #expect((all.noisyUncategorised ?? 0) >= 0.6, "noisy windows uncategorised \(all.noisyUncategorised ?? -1)")
     #expect((all.liftedUncategorised ?? 0) >= 0.95, "lifted windows uncategorised \(all.liftedUncategorised ?? -1)")
-    #expect((all.cleanShown ?? 0) >= 0.92, "clean windows shown \(all.cleanShown ?? -1)")
     let sinus = EvalSummary(Self.scores.filter { $0.condition != .af })
     #expect((sinus.cleanShown ?? 0) >= 0.95, "clean windows shown in sinus rhythm \(sinus.cleanShown ?? -1)")
+    // An AF-like rhythm is real but gives no stress level (irregular_rhythm; docs/detector.md). Measured 0.
+    let af = Self.scores.filter { $0.condition == .af }.flatMap(\.windows)
+    let afShown = Double(af.filter(\.shown).count) / Double(max(af.count, 1))
+    #expect(!af.isEmpty && afShown <= 0.1, "AF-like windows shown \(afShown)")
+    // Target 0.98, not met (measured 0.923: strong sinus arrhythmia under motion and noise, fast pulses).
+    #expect((all.sdnnWithin10 ?? 0) >= 0.9, "shown windows with SDNN within 10 % \(all.sdnnWithin10 ?? -1)")
   }
 }

@@ -36,6 +36,21 @@ struct MeasurementStoreTests {
     #expect(status.outbox.pending == session.records.count)
   }
 
+  @Test("a new store and its WAL are readable by their owner only (0600): they hold health data")
+  func privateFiles() throws {
+    let fixture = try StoreFixture()
+    defer { fixture.directory.remove() }
+    let store = try fixture.open()
+    let clock = TestClock(wall: may2024, synchronised: true)
+    var generator = SessionGenerator(clock: clock)
+    let session = generator.run(Array(try SessionGenerator.realIntervals().prefix(200)))
+    try store.write(session.records, ibis: session.ibis, clock: clock.reading())
+    for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: fixture.path + suffix) {
+      let mode = (try FileManager.default.attributesOfItem(atPath: fixture.path + suffix)[.posixPermissions] as? NSNumber)?.intValue
+      #expect(mode == 0o600, "stressmon.db\(suffix)")
+    }
+  }
+
   @Test("since/until select by window end: since inclusive, until exclusive; newest first on request")
   func timeRange() throws {
     let fixture = try StoreFixture()

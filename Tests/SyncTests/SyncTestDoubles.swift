@@ -13,6 +13,8 @@ final class ScriptedTransport: SyncTransport {
     case accept(rejecting: [String: String])
     /// Refuse with a status when the batch contains any of these ids, else accept.
     case refuseIfContains(Set<String>, status: Int)
+    /// Accept every row but these, of which the hub holds a newer version (`kept_newer`).
+    case keepNewer(Set<String>)
     /// No answer: the connection failed.
     case fail(String)
   }
@@ -51,6 +53,13 @@ final class ScriptedTransport: SyncTransport {
         return SyncHTTPResponse(status: status, body: Array(body))
       }
       return try Self.results(request) { _ in nil }
+    case .keepNewer(let ids):
+      let results = request.records.map { row in
+        ids.contains(row.id)
+          ? RowResult(id: row.id, status: .keptNewer, reason: "the hub keeps a newer version")
+          : RowResult(id: row.id, status: .accepted)
+      }
+      return SyncHTTPResponse(status: 200, body: Array(try JSONEncoder().encode(IngestResponse(results: results))))
     case .fail(let message):
       throw TransportFailure(message: message)
     }

@@ -18,5 +18,12 @@ public struct TemporaryDirectory: Sendable {
     return full
   }
 
+  /// Writes a file only its owner may read (0600), as a token file must be: stressmon refuses one others can read.
+  public func writePrivate(_ name: String, _ text: String) throws -> String {
+    let full = try write(name, text)
+    try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: full)
+    return full
+  }
+
   public func remove() { try? FileManager.default.removeItem(atPath: path) }
 }

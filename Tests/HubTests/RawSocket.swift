@@ -1,0 +1,71 @@
+import Foundation
+
+/// A plain TCP client for what HTTP libraries will not do: send half a request, trickle a body, hold a socket
+/// open. Blocking calls with `poll` timeouts; use it through `offload`, never on the cooperative pool.
+final class RawSocket: @unchecked Sendable {
+  let descriptor: Int32
+
+  init(port: Int) throws {
+    descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard descriptor >= 0 else { throw RawSocketError("socket: errno \(errno)") }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = in_port_t(UInt16(port).bigEndian)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let result = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    guard result == 0 else {
+      let code = errno
+      close(descriptor)
+      throw RawSocketError("connect: errno \(code)")
+    }
+  }
+
+  deinit { close(descriptor) }
+
+  func send(_ text: String) throws { try send(Array(text.utf8)) }
+
+  func send(_ bytes: [UInt8]) throws {
+    var offset = 0
+    while offset < bytes.count {
+      let sent = bytes[offset...].withUnsafeBytes { Foundation.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+      guard sent > 0 else { throw RawSocketError("send: errno \(errno)") }
+      offset += sent
+    }
+  }
+
+  /// Reads what arrives within `timeout` seconds, until the peer closes or `until` says the text is complete.
+  func read(timeout: Double, until complete: (String) -> Bool = { _ in false }) -> (text: String, closed: Bool) {
+    var bytes: [UInt8] = []
+    let deadline = Date().addingTimeInterval(timeout)
+    while Date() < deadline {
+      var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+      let ready = poll(&poller, 1, Int32(max(1, deadline.timeIntervalSinceNow * 1000)))
+      guard ready > 0 else { continue }
+      var buffer = [UInt8](repeating: 0, count: 65_536)
+      let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+      if count <= 0 { return (String(decoding: bytes, as: UTF8.self), true) }
+      bytes += buffer[0..<count]
+      if complete(String(decoding: bytes, as: UTF8.self)) { break }
+    }
+    return (String(decoding: bytes, as: UTF8.self), false)
+  }
+
+  /// Whether the peer closes the connection within `timeout` seconds.
+  func closedByPeer(within timeout: Double) -> Bool {
+    read(timeout: timeout).closed
+  }
+
+  /// The status code of the first answer read within `timeout`, or nil.
+  func status(timeout: Double) -> Int? {
+    let (text, _) = read(timeout: timeout) { $0.contains("\r\n\r\n") }
+    guard text.hasPrefix("HTTP/1.1 ") else { return nil }
+    return Int(text.dropFirst(9).prefix(3))
+  }
+}
+
+struct RawSocketError: Error, CustomStringConvertible {
+  var description: String
+  init(_ description: String) { self.description = description }
+}
