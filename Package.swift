@@ -57,8 +57,11 @@ let package = Package(
     .target(name: "Platform"),
 
     // MARK: - Pure core
-    .target(name: "PulseDSP", dependencies: ["Platform"]),
-    .target(name: "StressModel", dependencies: ["Platform"]),
+    // exp, tan, pow, atan... in Swift, correctly rounded: the same bits on Linux and under Embedded Swift on a
+    // microcontroller (docs/embedded.md), so the core never calls the C library's libm.
+    .target(name: "PortableMath"),
+    .target(name: "PulseDSP", dependencies: ["PortableMath"]),
+    .target(name: "StressModel", dependencies: ["PortableMath"]),
     // The streaming analysis chain shared by `analyze` and the daemon: detector → IBI cleaning → HRV windows.
     .target(name: "Analysis", dependencies: ["PulseDSP", "StressModel"]),
 
@@ -249,6 +252,15 @@ let package = Package(
       path: "Tests/EvaluationSetTool"
     ),
     .testTarget(name: "EvaluationSetTests", dependencies: ["EvaluationSet", "Platform", "StressModel", "Signals"]),
+    // The core under Embedded Swift (docs/embedded.md): PortableMath against the C library, and the QEMU firmware's
+    // events against Linux's bit for bit (skipped, one line each, without qemu or scripts/build-embedded's output).
+    .testTarget(
+      name: "EmbeddedTests",
+      dependencies: [
+        "stressmon", "Analysis", "EvaluationSet", "Platform", "PortableMath", "PulseDSP", "Signals", "StressModel",
+        "TestSupport",
+      ]
+    ),
   ]
 )
 

@@ -32,16 +32,16 @@ public struct AnalysisRecord: Sendable {
   }
 
   /// Clean intervals, ms, in order.
-  public var cleanIntervalsMs: [Double] { intervals.filter(\.isClean).map(\.milliseconds) }
+  public var cleanIntervalsMs: [Double] { intervals.filter { $0.isClean }.map { $0.milliseconds } }
 
   /// Rejected intervals (implausible, irregular or unverified).
-  public var rejectedCount: Int { intervals.count - intervals.filter(\.isClean).count }
+  public var rejectedCount: Int { intervals.count - intervals.filter { $0.isClean }.count }
 
   /// HRV of every clean interval of the recording, successive differences only within runs.
   public var overallHRV: HRVMetrics? { HRVMetrics(segmentsMs: InterBeatInterval.cleanRuns(intervals)) }
 
   /// Largest latency of a reported beat, seconds (0 without beats).
-  public var maximumLatencySeconds: Double { beats.map(\.latencySeconds).max() ?? 0 }
+  public var maximumLatencySeconds: Double { beats.map { $0.latencySeconds }.max() ?? 0 }
 
   /// Share of the stream (of `durationSeconds`) spent in each detector state.
   public func qualityShares(durationSeconds: Double) -> [SignalQuality: Double] {

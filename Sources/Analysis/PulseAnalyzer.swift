@@ -89,11 +89,13 @@ public struct PulseAnalyzer: Sendable {
       started = true
       sink(.quality(detector.quality, atSeconds: seconds(detector.position)))
     }
-    // The detector runs on a local copy so that its events can update the rest of the chain (exclusive
-    // access); `handle` never reads `self.detector`.
-    var running = detector
-    running.process(block) { event in handle(event, sink) }
-    detector = running
+    // The detector's events update the rest of the chain while it runs: `handle` touches only the other
+    // stored properties, so the accesses are disjoint. (A local copy of the detector would share its energy
+    // buffer and copy it on every call: an allocation per FIFO read.)
+    let rate = rateHz
+    detector.process(block) { event in
+      Self.handle(event, rateHz: rate, beatCount: &beatCount, cleaner: &cleaner, windowing: &windowing, sink)
+    }
     emitReadyWindows(sink)
   }
 
@@ -119,7 +121,10 @@ public struct PulseAnalyzer: Sendable {
 
   private func seconds(_ streamIndex: Int64) -> Double { Double(streamIndex) / rateHz }
 
-  private mutating func handle(_ event: BeatDetectorEvent, _ sink: (AnalysisEvent) -> Void) {
+  private static func handle(
+    _ event: BeatDetectorEvent, rateHz: Double, beatCount: inout Int, cleaner: inout IBICleaner,
+    windowing: inout HRVWindowing, _ sink: (AnalysisEvent) -> Void
+  ) {
     switch event {
     case .beat(let beat):
       beatCount += 1
@@ -130,10 +135,10 @@ public struct PulseAnalyzer: Sendable {
         sink(.interval(interval))
       }
     case .quality(let quality, let at):
-      let time = seconds(at)
+      let time = Double(at) / rateHz
       if quality != .good && quality != .clipped {
         // The detector restarted or stopped: the rhythm is broken there, never stitched across.
-        breakSegment(sink)
+        breakSegment(cleaner: &cleaner, windowing: &windowing, sink)
       }
       windowing.setSignalState(Self.windowState(quality), atSeconds: time)
       sink(.quality(quality, atSeconds: time))
@@ -141,6 +146,12 @@ public struct PulseAnalyzer: Sendable {
   }
 
   private mutating func breakSegment(_ sink: (AnalysisEvent) -> Void) {
+    Self.breakSegment(cleaner: &cleaner, windowing: &windowing, sink)
+  }
+
+  private static func breakSegment(
+    cleaner: inout IBICleaner, windowing: inout HRVWindowing, _ sink: (AnalysisEvent) -> Void
+  ) {
     cleaner.breakSegment { interval in
       windowing.add(interval)
       sink(.interval(interval))

@@ -1,4 +1,4 @@
-import Platform
+import PortableMath
 
 extension BeatDetector {
   /// `BeatDetectorTuning` turned into integers for one working rate: sample counts, and ratios in Q8
@@ -54,7 +54,7 @@ extension BeatDetector {
       lostAfterSamples = samples(T.lostAfterSeconds)
       longestIntervalSamples = samples(T.longestIntervalSeconds)
       defaultIntervalSamples = samples(T.defaultIntervalSeconds)
-      decayStepQ15 = Int64((exp2(-1 / (T.decayHalfLifeSeconds * rate)) * 32_768).rounded())
+      decayStepQ15 = Int64((PortableMath.exp2(-1 / (T.decayHalfLifeSeconds * rate)) * 32_768).rounded())
       decayFloorQ15 = Int64((T.decayFloor * 32_768).rounded())
       hysteresisQ8 = q8(T.hysteresisShare)
       zoneShareQ8 = q8(T.secondaryZoneShareOfInterval)

@@ -1,4 +1,4 @@
-import Platform
+import PortableMath
 
 // Filter coefficient design, kept apart from the filters' state as CMSIS-DSP keeps `*_init` apart from
 // `*_process`: a design is computed once in Double from the corner and the rate, then quantised; the filters in
@@ -14,7 +14,7 @@ struct HighPassDesign: Sendable, Equatable {
   let coefficientQ15: Int64
 
   init(cornerHz: Double, sampleRateHz: Double) {
-    coefficient = exp(-2 * Double.pi * cornerHz / sampleRateHz)
+    coefficient = PortableMath.exp(-2 * Double.pi * cornerHz / sampleRateHz)
     coefficientQ15 = Int64((coefficient * 32_768).rounded())
   }
 
@@ -38,7 +38,7 @@ struct ButterworthLowPassDesign: Sendable, Equatable {
   let groupDelaySamples: Double
 
   init(cornerHz: Double, sampleRateHz: Double) {
-    let k = tan(Double.pi * cornerHz / sampleRateHz)
+    let k = PortableMath.tan(Double.pi * cornerHz / sampleRateHz)
     let q = 1 / 2.squareRoot()
     let norm = 1 / (1 + k / q + k * k)
     b0 = k * k * norm
@@ -64,10 +64,10 @@ struct ButterworthLowPassDesign: Sendable, Equatable {
       var re = 0.0, im = 0.0, rre = 0.0, rim = 0.0
       for (k, ck) in c.enumerated() {
         let phase = -w * Double(k)
-        re += ck * cos(phase)
-        im += ck * sin(phase)
-        rre += Double(k) * ck * cos(phase)
-        rim += Double(k) * ck * sin(phase)
+        re += ck * PortableMath.cos(phase)
+        im += ck * PortableMath.sin(phase)
+        rre += Double(k) * ck * PortableMath.cos(phase)
+        rim += Double(k) * ck * PortableMath.sin(phase)
       }
       let denominator = re * re + im * im
       return denominator == 0 ? 0 : (rre * re + rim * im) / denominator

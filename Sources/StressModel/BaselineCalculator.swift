@@ -52,9 +52,9 @@ public struct BaselineCalculator: Sendable {
         && StressCalculator.plausibleHeartRate.contains($0.heartRateBpm)
     }
     guard recent.count >= minimumWindows else { return .default }
-    let hrvs = Statistics.removingOutliers(recent.map(\.hrvMs))
+    let hrvs = Statistics.removingOutliers(recent.map { $0.hrvMs })
     guard hrvs.count >= minimumWindows, let meanHRV = Statistics.mean(hrvs),
-      let resting = Statistics.percentile(recent.map(\.heartRateBpm), 10)
+      let resting = Statistics.percentile(recent.map { $0.heartRateBpm }, 10)
     else { return .default }
     return PersonalBaseline(
       hrvMs: meanHRV, restingHeartRateBpm: resting, isPersonal: true, windowCount: hrvs.count, computedAt: now)

@@ -61,7 +61,7 @@ public struct HRVWindowing: Sendable {
   public func summary(endingAt end: Double) -> HRVWindowSummary {
     let start = end - configuration.lengthSeconds
     let inside = intervals.filter { $0.endSeconds >= start && $0.endSeconds < end }
-    let clean = inside.filter(\.isClean)
+    let clean = inside.filter { $0.isClean }
     let rejected = inside.count - clean.count
     let metrics = HRVMetrics(segmentsMs: InterBeatInterval.cleanRuns(inside))
     let coverage = clean.reduce(0) { $0 + $1.milliseconds } / (configuration.lengthSeconds * 1000)
@@ -83,13 +83,12 @@ public struct HRVWindowing: Sendable {
   // MARK: - Private
 
   private func judge(
-    shares: [WindowQuality: Double], coverage: Double, metrics: HRVMetrics?, clean: Int, rejected: Int,
-    irregularity: Double?
+    shares: StateShares, coverage: Double, metrics: HRVMetrics?, clean: Int, rejected: Int, irregularity: Double?
   ) -> WindowQuality {
     let c = configuration
-    let noContact = shares[.noContact, default: 0]
-    let saturated = shares[.saturated, default: 0]
-    let poor = shares[.poorSignal, default: 0]
+    let noContact = shares.noContact
+    let saturated = shares.saturated
+    let poor = shares.poorSignal
     if noContact >= c.dominantShare { return .noContact }
     if saturated >= c.dominantShare { return .saturated }
     if poor >= c.dominantShare { return .poorSignal }
@@ -133,14 +132,14 @@ public struct HRVWindowing: Sendable {
   }
 
   /// Share of [start, end) spent in each state.
-  private func stateShares(from start: Double, to end: Double) -> [WindowQuality: Double] {
-    var shares: [WindowQuality: Double] = [:]
+  private func stateShares(from start: Double, to end: Double) -> StateShares {
+    var shares = StateShares()
     let length = end - start
     guard length > 0 else { return shares }
     for (i, entry) in states.enumerated() {
       let spanEnd = i + 1 < states.count ? states[i + 1].seconds : end
       let overlap = min(spanEnd, end) - max(entry.seconds, start)
-      if overlap > 0 { shares[entry.state, default: 0] += overlap / length }
+      if overlap > 0 { shares.add(overlap / length, to: entry.state) }
     }
     return shares
   }
@@ -154,6 +153,23 @@ public struct HRVWindowing: Sendable {
     }
     if let lastBefore = states.lastIndex(where: { $0.seconds <= seconds }), lastBefore > 0 {
       states.removeFirst(lastBefore)
+    }
+  }
+}
+
+/// The shares of a window spent in the states that can name its quality. Plain fields rather than a dictionary:
+/// no hashing per window, and no Hasher in an Embedded Swift image (docs/embedded.md).
+private struct StateShares {
+  var noContact = 0.0
+  var saturated = 0.0
+  var poorSignal = 0.0
+
+  mutating func add(_ share: Double, to state: WindowQuality) {
+    switch state {
+    case .noContact: noContact += share
+    case .saturated: saturated += share
+    case .poorSignal: poorSignal += share
+    case .good, .insufficientBeats, .irregularRhythm: break
     }
   }
 }

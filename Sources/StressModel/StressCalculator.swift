@@ -1,4 +1,4 @@
-import Platform
+import PortableMath
 
 /// The stress score of the StressMonitor seeds, ported unchanged (DESIGN.md "The stress algorithm"):
 ///
@@ -42,8 +42,8 @@ public struct StressCalculator: Sendable {
   public func level(hrvMs: Double, heartRateBpm: Double, baseline: PersonalBaseline) -> Double {
     let nHRV = max(0, (baseline.hrvMs - hrvMs) / baseline.hrvMs)
     let nHR = max(0, (heartRateBpm - baseline.restingHeartRateBpm) / baseline.restingHeartRateBpm)
-    let hrvComponent = pow(nHRV, Self.hrvExponent)
-    let heartRateComponent = atan(Self.heartRateSlope * nHR) / (Double.pi / 2)
+    let hrvComponent = PortableMath.pow(nHRV, Self.hrvExponent)
+    let heartRateComponent = PortableMath.atan(Self.heartRateSlope * nHR) / (Double.pi / 2)
     return StressLevel.clamp(100 * (Self.hrvWeight * hrvComponent + Self.heartRateWeight * heartRateComponent))
   }
 
