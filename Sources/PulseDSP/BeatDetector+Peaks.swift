@@ -135,6 +135,10 @@ extension BeatDetector {
       noteSecondary(c)
       return
     }
+    if !shapeFits(c) {
+      noteSecondary(c)
+      return
+    }
     if references.isDecayed {
       // A beat after decayed references: if it is smaller than they were, the amplitude really dropped, so
       // the references come down to it (never further than the decay went); a large beat keeps them.
@@ -169,6 +173,46 @@ extension BeatDetector {
     updateQualityFromRhythm()
   }
 
+  /// The pulse's shape (PulseTemplate.swift): a candidate off the rhythm (early or late) must look like the
+  /// recent good pulses; one on the rhythm only needs some likeness, and if it is not a good match it marks the
+  /// signal poor for the next beats. Good matches on the rhythm teach the template. False: no beat. Beats on the
+  /// rhythm are sampled (`templateOnTimeMask`).
+  mutating func shapeFits(_ c: Candidate) -> Bool {
+    let index = clock.index &- 1  // the working sample being stepped (acceptPending's)
+    let sinceLast = c.index &- rhythm.lastBeatIndex
+    let expected = rhythm.expected
+    var onTime = rhythm.hasLastBeat && expected > 0
+      && abs(sinceLast &- expected) &* 256 < parameters.regularToleranceQ8 &* expected
+    if !onTime && expected > 0 && rhythm.anchorIndex > 0 {
+      // On the rhythm of the last beat that was on time or looked like a pulse (the last beat may have been a
+      // false one): a whole number of intervals after it.
+      let since = c.index &- rhythm.anchorIndex
+      let beats = max(1, (since &+ expected / 2) / expected)
+      onTime = beats <= 3 && abs(since &- beats &* expected) &* 256 < parameters.regularToleranceQ8 &* expected
+    }
+    var misshapen = false
+    rhythm.onTimeCount &+= onTime ? 1 : 0
+    let sampled = rhythm.onTimeCount & BeatDetectorTuning.templateOnTimeMask == 0 || !energy.template.isReady
+    // The window never reaches back past half an interval: a fast heart's previous beat is no part of this one.
+    if onTime ? sampled : energy.template.isReady {
+      let p = parameters
+      let likeness = energy.likeness(
+        peak: c.index, now: index, reach: expected > 0 ? expected / 2 : Int64.max / 4, matchQ8: p.templateMatchQ8,
+        floorQ8: p.templateFloorQ8)
+      if likeness == 2 {
+        rhythm.anchorIndex = c.index
+        if onTime && energy.template.wantsBeat() { energy.learnWindow() }
+      } else if likeness == 1 && onTime {
+        misshapen = true
+      } else if likeness >= 0 {
+        return false
+      }
+    }
+    rhythm.misshapenBits = ((rhythm.misshapenBits << 1) | (misshapen ? 1 : 0)) & 0xFF
+    if onTime { rhythm.anchorIndex = c.index }
+    return true
+  }
+
   // MARK: - Rhythm
 
   /// Records whether an interval continues the rhythm (within `rhythmTolerance` of the expected interval,
@@ -187,10 +231,13 @@ extension BeatDetector {
   /// cleaner judges them). Clipped stays clipped.
   mutating func updateQualityFromRhythm() {
     guard quality != .clipped else { return }
-    let noisy = secondary.extraTotal >= BeatDetectorTuning.noisyExtraPeaks
+    // A beat on the rhythm whose shape is unlike the pulse's: noise or motion rides on the pulse, for any of the
+    // last eight beats.
+    let misshapen = rhythm.misshapenBits != 0
+    let noisy = secondary.extraTotal >= BeatDetectorTuning.noisyExtraPeaks || misshapen
     if quality == .good {
       if rhythm.offCount >= 3 || noisy { setQuality(.poorSignal, at: position &- 1) }
-    } else if rhythm.isSteady && secondary.extraTotal <= BeatDetectorTuning.quietExtraPeaks {
+    } else if rhythm.isSteady && secondary.extraTotal <= BeatDetectorTuning.quietExtraPeaks && !misshapen {
       setQuality(.good, at: position &- 1)
     }
   }
@@ -246,6 +293,7 @@ extension BeatDetector {
     references = PulseReferences()
     rhythm = RhythmTracker()
     secondary = SecondaryWaveWatch()
+    energy.resetTemplate()
     merge.isOpen = false
     acquisition = Acquisition(settledAfter: index &+ (settle ? parameters.settleSamples : 0))
     tracker.hysteresis = parameters.hysteresisFloorQ8

@@ -30,6 +30,8 @@ extension BeatDetector {
     /// Scores are compared squared: (amplitude ratio × slope ratio) in Q16 against threshold² in Q16.
     let scoreThresholdQ16: Int64
     let relaxedScoreThresholdQ16: Int64
+    let templateMatchQ8: Int64
+    let templateFloorQ8: Int64
     let minimumAmplitudeQ8: Int64
     let contactLossShareQ8: Int64
     let contactMemoryBlocks: Int
@@ -67,6 +69,8 @@ extension BeatDetector {
       featureFloorQ8 = q8(T.featureFloor)
       scoreThresholdQ16 = q16(T.scoreThreshold * T.scoreThreshold)
       relaxedScoreThresholdQ16 = q16(T.relaxedScoreThreshold * T.relaxedScoreThreshold)
+      templateMatchQ8 = q8(T.templateMatchCorrelation)
+      templateFloorQ8 = q8(T.templateFloorCorrelation)
       minimumAmplitudeQ8 = Int64(max(1, minimumAmplitude)) << 8
       contactLossShareQ8 = q8(T.contactLossShare)
       contactMemoryBlocks = Int((T.contactMemorySeconds / RawSignalMonitor.blockSeconds).rounded())

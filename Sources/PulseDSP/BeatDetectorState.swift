@@ -153,6 +153,12 @@ extension BeatDetector {
     var offBits = 0
     var count = 0
     var lastInterval: Int64 = 0
+    /// The last eight beats, newest in bit 0: 1 = its shape did not match the pulse template.
+    var misshapenBits = 0
+    /// Beats on the rhythm so far (their shape is sampled, not checked on every one).
+    var onTimeCount = 0
+    /// The last beat that was on the rhythm or matched the pulse's shape (0: none since the restart).
+    var anchorIndex: Int64 = 0
     /// Working index after which the references decay, and after which lock counts as lost.
     var decayFrom = Int64.max
     var lostAt = Int64.max

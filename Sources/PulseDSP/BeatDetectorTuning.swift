@@ -83,6 +83,27 @@ enum BeatDetectorTuning {
   static let energyOffset = 0.02
   static let energyMeanSeconds = 8.0
 
+  // MARK: - Pulse template (PulseTemplate.swift)
+
+  /// The window compared with the template of recent good pulses: the upstroke before the peak (at most half
+  /// the expected interval), the start of the downstroke after it (within the merge window, when the candidate
+  /// is decided).
+  static let templateBeforeSeconds = 0.3
+  static let templateAfterSeconds = 0.12
+  /// Points of the window this far apart (or every gate sample, if further): eight points (at 50-125 Hz gate rates)
+  /// describe the upstroke and peak of a pulse low-passed at 8 Hz, and the cost per candidate stays small.
+  static let templatePointSpacingSeconds = 0.06
+  /// Pearson's r with the template. A candidate off the rhythm (not within `regularTolerance` of the expected
+  /// interval: early, late, or after a false beat) below `templateMatchCorrelation` is no beat; a candidate on
+  /// the rhythm below `templateFloorCorrelation` neither (nothing of a pulse's shape). A beat on the rhythm
+  /// below the match level is kept but marks the signal poor for the next eight beats; above it, it may join the
+  /// template (the first four such beats after a restart, then every fourth, PulseTemplate.learnEvery).
+  static let templateMatchCorrelation = 0.7
+  static let templateFloorCorrelation = 0.35
+  /// Beats on the rhythm are matched when (count & mask) == 0: every fourth, once the template is ready (its
+  /// cost stays within the instruction budget; candidates off the rhythm, where false beats are, are all matched).
+  static let templateOnTimeMask = 3
+
   // MARK: - Adaptation
 
   /// When no beat came for max(1.2 s, 2 expected intervals), the references halve every second, so a sudden

@@ -20,8 +20,9 @@ struct EnergyGate: Sendable {
   /// 667 ms need no more than 32 Hz; the squared pulse, up to 16 Hz, stays about below its Nyquist rate), else
   /// 1. Windows are counted in its own samples. It halves the gate's cost per input sample.
   let stride: Int64
-  /// stride − 1: a working index is a gate sample when `index & strideMask == 0`.
+  /// stride − 1: a working index is a gate sample when `index & strideMask == 0`; log2(stride).
   let strideMask: Int64
+  let strideShift: Int64
   let peakWindow: Int
   let beatWindow: Int
   /// W1 / 2 in working samples: the peak-window sum is centred on the sample this long before it.
@@ -33,6 +34,12 @@ struct EnergyGate: Sendable {
   let offsetQ8: Int64
   private(set) var scaleShift: Int64 = 0
   private var ring: EnergyRing
+  /// The shape of recent good pulses (PulseTemplate.swift), from the baseline-removed samples kept beside the
+  /// squares.
+  var template: PulseTemplate
+  /// Where the last matched window starts in the buffer, and how many of its first points repeat that one.
+  private var windowStart = 0
+  private var windowSkip = 0
   /// Where the next square goes, and where the one leaving the peak window is (W1 behind).
   private var head = 0
   private var tail = 0
@@ -45,6 +52,7 @@ struct EnergyGate: Sendable {
   init(workingRateHz workingRate: Double) {
     stride = workingRate >= 64 ? 2 : 1
     strideMask = stride - 1
+    strideShift = stride == 2 ? 1 : 0
     let rate = workingRate / Double(stride)
     func shift(forSamples samples: Double) -> Int64 {
       var k: Int64 = 0
@@ -57,7 +65,8 @@ struct EnergyGate: Sendable {
     baselineShift = shift(forSamples: BeatDetectorTuning.energyBeatWindowSeconds * rate / 2)
     meanShift = shift(forSamples: BeatDetectorTuning.energyMeanSeconds * rate)
     offsetQ8 = Int64((BeatDetectorTuning.energyOffset * 256).rounded())
-    ring = EnergyRing(capacity: beatWindow)
+    template = PulseTemplate(gateRateHz: rate)
+    ring = EnergyRing(capacity: beatWindow, templateLength: template.length)
     tail = beatWindow - peakWindow
   }
 
@@ -74,12 +83,14 @@ struct EnergyGate: Sendable {
     // Masking shifts (`&>>`): the amounts are set-up constants in 0...63, and a plain `>>` by a variable
     // compiles to a dozen compares for shift amounts outside that range.
     baseline &+= (value &- baseline) &>> baselineShift
-    let clipped = min(max(0, value &- baseline) &>> scaleShift, 1 << 20)
+    let centred = value &- baseline
+    let clipped = min(max(0, centred) &>> scaleShift, 1 << 20)
     let z = clipped &* clipped
     let squares = ring.storage
     peakSum &+= z &- squares[tail]
     beatSum &+= z &- squares[head]
     squares[head] = z
+    ring.values[head] = centred
     head &+= 1
     if head == beatWindow { head = 0 }
     tail &+= 1
@@ -119,9 +130,82 @@ struct EnergyGate: Sendable {
     }
   }
 
+  /// How the window around the working index `peak` matches the template, the current working index being
+  /// `now` (the last gate sample is at or before it): 2 when Pearson's r ≥ `matchQ8` / 256 (or while there is
+  /// no template yet), 1 when r ≥ `floorQ8` / 256 only, 0 below, −1 when the window is not wholly in the buffer.
+  /// The window never reaches back more than `reach` working samples (half the expected interval: a fast
+  /// heart's previous beat is no part of this one's shape); points before that repeat the first one in reach.
+  /// Remembers the window for `learnWindow`.
+  mutating func likeness(peak: Int64, now: Int64, reach: Int64, matchQ8: Int64, floorQ8: Int64) -> Int {
+    let lastGate = now & ~strideMask
+    let centre = (peak &+ stride &>> 1) & ~strideMask
+    let back = Int(truncatingIfNeeded: (lastGate &- centre) &>> strideShift)
+    guard back >= template.afterSpan, back &+ template.beforeSpan < beatWindow else { return -1 }
+    let step = template.step
+    var i = head &- 1 &- back &- template.beforeSpan
+    if i < 0 { i &+= beatWindow }
+    var skip = 0
+    if reach < Int64(template.beforeSpan) &<< strideShift {
+      skip = template.before &- Int(truncatingIfNeeded: reach &>> strideShift) / step
+      i &+= skip &* step
+      if i >= beatWindow { i &-= beatWindow }
+    }
+    windowStart = i
+    windowSkip = skip
+    guard template.isReady else { return 2 }
+    // Points scaled to the pulse (the squares' scale): about 2^12 for a pulse; a burst a thousand times larger
+    // still sums far below 2^63.
+    let shift = scaleShift &+ 4
+    let values = ring.values, t = ring.template
+    var sx: Int64 = 0, sxx: Int64 = 0, sxt: Int64 = 0
+    if skip > 0 {
+      let x = values[i] &>> shift
+      var lead: Int64 = 0
+      for k in 0..<skip { lead &+= t[k] }
+      sx = Int64(skip) &* x
+      sxx = sx &* x
+      sxt = lead &* x
+    }
+    for k in skip..<template.length {
+      let x = values[i] &>> shift
+      sx &+= x
+      sxx &+= x &* x
+      sxt &+= x &* t[k]
+      i &+= step
+      if i >= beatWindow { i &-= beatWindow }
+    }
+    guard sxt > 0 else { return 0 }
+    // r² = (Σxt)² / (Σ(x − x̄)² Σt²); the template's mean is zero, Σ(x − x̄)² = Σx² − (Σx)²/n. Once per
+    // candidate, in Double.
+    let c = Double(sxt)
+    let spread = (Double(sxx) - Double(sx) * Double(sx) / Double(template.length)) * Double(template.energy)
+    let squared = c * c * 65_536
+    if squared >= Double(matchQ8 &* matchQ8) * spread { return 2 }
+    return squared >= Double(floorQ8 &* floorQ8) * spread ? 1 : 0
+  }
+
+  /// Adds the window of the last `likeness` to the template.
+  mutating func learnWindow() {
+    makeUnique()
+    var i = windowStart
+    let w = ring.window
+    for k in 0..<template.length {
+      w[k] = ring.values[i]
+      if k >= windowSkip {
+        i += template.step
+        if i >= beatWindow { i -= beatWindow }
+      }
+    }
+    template.learn(w, into: ring.template)
+  }
+
+  mutating func resetTemplate() { template.reset() }
+
   mutating func reset() {
     makeUnique()
     for i in 0..<beatWindow { ring.storage[i] = 0 }
+    for i in 0..<beatWindow { ring.values[i] = 0 }
+    template.reset()
     head = 0
     tail = beatWindow - peakWindow
     baseline = 0
@@ -135,17 +219,29 @@ struct EnergyGate: Sendable {
 /// Copies of a detector share it until one of them processes samples (`EnergyGate.makeUnique`).
 final class EnergyRing: @unchecked Sendable {
   let capacity: Int
+  let templateLength: Int
+  /// One allocation: the squares, the baseline-removed samples (both `capacity`), the pulse template and a
+  /// scratch window (both `templateLength`).
   let storage: UnsafeMutablePointer<Int64>
+  let values: UnsafeMutablePointer<Int64>
+  let template: UnsafeMutablePointer<Int64>
+  let window: UnsafeMutablePointer<Int64>
+  private var total: Int { 2 * capacity + 2 * templateLength }
 
-  init(capacity: Int) {
+  init(capacity: Int, templateLength: Int) {
     self.capacity = capacity
-    storage = .allocate(capacity: capacity)
-    storage.initialize(repeating: 0, count: capacity)
+    self.templateLength = templateLength
+    let total = 2 * capacity + 2 * templateLength
+    storage = .allocate(capacity: total)
+    storage.initialize(repeating: 0, count: total)
+    values = storage + capacity
+    template = values + capacity
+    window = template + templateLength
   }
 
   func copy() -> EnergyRing {
-    let other = EnergyRing(capacity: capacity)
-    other.storage.update(from: storage, count: capacity)
+    let other = EnergyRing(capacity: capacity, templateLength: templateLength)
+    other.storage.update(from: storage, count: total)
     return other
   }
 

@@ -22,11 +22,13 @@ extension MeasurementStore {
     }
   }
 
-  /// Recomputes the baseline when it is due and returns the new one (nil when not due). Due: never computed, or
-  /// still the default and `calculator.minimumWindows` new good windows arrived since the last try (so a learning
-  /// device retries every few minutes, not every window), or personal and the calculator's refresh rule says so
-  /// (a week old, or `refreshNewWindows` new windows). The daemon may call this after every window: when not due
-  /// it costs one indexed count.
+  /// Recomputes the baseline when it is due and returns the new one (nil when not due). Due: never computed and
+  /// `calculator.minimumWindows` good windows stored; still the default after a try and one more good window
+  /// arrived (a try that fell short because outliers left too few windows is repeated with the next window, not
+  /// 30 windows later: the person sees their own baseline as soon as their windows give one, and a try while
+  /// learning sorts only a few dozen values); or personal and the calculator's refresh rule says so (a week old,
+  /// or `refreshNewWindows` new windows). The daemon may call this after every window: when not due it costs one
+  /// indexed count.
   @discardableResult
   public func refreshBaselineIfDue(_ calculator: BaselineCalculator = BaselineCalculator(), now: Double)
     throws(StoreError) -> PersonalBaseline?
@@ -38,7 +40,7 @@ extension MeasurementStore {
         // Never computed, or reset: worth a try once enough windows exist.
         return newWindows >= calculator.minimumWindows
       }
-      guard latest.entry.baseline.isPersonal else { return newWindows >= calculator.minimumWindows }
+      guard latest.entry.baseline.isPersonal else { return newWindows >= 1 }
       return calculator.isDue(computedAt: latest.entry.baseline.computedAt, now: now, newWindows: newWindows)
     }
     guard due else { return nil }

@@ -92,4 +92,25 @@ struct BaselineStoreTests {
     #expect(try store.refreshBaselineIfDue(calculator, now: clock.reading().wall) == nil)
     #expect(try store.baselineHistory().isEmpty)
   }
+
+  @Test("A try that kept the default is repeated with the next good window, and not again without one")
+  func retryAfterShortfall() throws {
+    let fixture = try StoreFixture()
+    defer { fixture.directory.remove() }
+    let clock = TestClock(wall: may2024, synchronised: true)
+    var generator = SessionGenerator(clock: clock)
+    let store = try fixture.open()
+    let intervals = try SessionGenerator.realIntervals()
+    try store.write(generator.run(intervals.prefix(1_200)).records)
+    // A calculator that cannot be satisfied: every try keeps the default.
+    let strict = BaselineCalculator(minimumWindows: 100_000)
+    #expect(try store.recomputeBaseline(strict, now: clock.reading().wall) == .default)
+    #expect(try store.refreshBaselineIfDue(strict, now: clock.reading().wall) == nil)
+    let more = generator.run(intervals.dropFirst(1_200).prefix(150)).records
+    #expect(more.contains { $0.quality == .good })
+    try store.write(more)
+    #expect(try store.refreshBaselineIfDue(strict, now: clock.reading().wall) == .default)
+    #expect(try store.refreshBaselineIfDue(strict, now: clock.reading().wall) == nil)
+    #expect(try store.baselineHistory().map(\.event) == [.computed, .computed])
+  }
 }
