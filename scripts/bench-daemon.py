@@ -147,7 +147,8 @@ class Run:
         return code
 
     def report(self) -> dict:
-        samples = self.samples
+        # A sample read while the process was exiting has no memory lines (a zombie's status): leave it out.
+        samples = [s for s in self.samples if "VmRSS" in s[1] and "VmHWM" in s[1]]
         end_t, end_status, end_cpu, end_io = samples[-1]
         # Steady state: after the first full window and the panel's first category refresh (from 90 s on).
         steady = [s for s in samples if s[0] >= 90] or samples
