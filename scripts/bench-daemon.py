@@ -207,7 +207,8 @@ def realtime(binary: str, work: str, minutes: float) -> list[dict]:
     silent.bind(("127.0.0.1", 0))
     silent.listen(16)
     token = os.path.join(work, "token")
-    with open(token, "w") as f:
+    # 0600: the daemon refuses a token file that group or others can read (issue 14).
+    with open(os.open(token, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as f:
         f.write("bench-token\n")
     sync_config = f"""[sync]
 hub = "http://127.0.0.1:{silent.getsockname()[1]}"
