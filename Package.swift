@@ -168,7 +168,7 @@ let package = Package(
 
     // MARK: - Tests
     .testTarget(
-      name: "PulseDSPTests", dependencies: ["PulseDSP", "Signals", "TestSupport", "EvaluationSet"]
+      name: "PulseDSPTests", dependencies: ["PulseDSP", "Analysis", "Signals", "TestSupport", "EvaluationSet"]
     ),
     .testTarget(name: "StressModelTests", dependencies: ["StressModel", "Platform", "TestSupport"]),
     .testTarget(name: "PlatformTests", dependencies: ["Platform", "TestSupport"]),
@@ -248,7 +248,9 @@ let package = Package(
     ),
     .executableTarget(
       name: "stressmon-evalset",
-      dependencies: ["EvaluationSet", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+      dependencies: [
+        "EvaluationSet", "Analysis", "StressModel", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ],
       path: "Tests/EvaluationSetTool"
     ),
     .testTarget(name: "EvaluationSetTests", dependencies: ["EvaluationSet", "Platform", "StressModel", "Signals"]),

@@ -130,6 +130,10 @@ public struct PulseAnalyzer: Sendable {
       beatCount += 1
       let time = beat.position / rateHz
       sink(.beat(AnalysisBeat(beat: beat, seconds: time, latencySeconds: Double(beat.reportedAt) / rateHz - time)))
+      // A beat recovered by search-back counts as a beat, but HRV does not lean on it: the detector turned it away
+      // first, and a wrong one would make two plausible intervals out of one that the cleaner calls a missed beat.
+      // The intervals stay as the cleaner would judge them without it.
+      guard !beat.recovered else { return }
       cleaner.addBeat(atSeconds: time) { interval in
         windowing.add(interval)
         sink(.interval(interval))
@@ -163,6 +167,8 @@ public struct PulseAnalyzer: Sendable {
   private mutating func emitReadyWindows(_ sink: (AnalysisEvent) -> Void) {
     var complete = seconds(detector.position) - reportDelaySeconds
     if let waiting = cleaner.earliestUndecidedEndSeconds { complete = min(complete, waiting) }
+    // A beat search-back may still recover lies after the last beat.
+    if let pending = detector.recoveryPendingAfter { complete = min(complete, seconds(pending)) }
     windowing.emitWindows(completeThrough: complete) { sink(.window($0)) }
   }
 

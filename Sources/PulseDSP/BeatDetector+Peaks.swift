@@ -150,6 +150,8 @@ extension BeatDetector {
       }
       references.decayQ15 = 1 << 15
     }
+    let missed = recoverMissedBeat(before: c)
+    if let missed { acceptRecovered(missed) }
     closeSecondarySpan(interval: c.index &- rhythm.lastBeatIndex)
     if rhythm.hasLastBeat {
       let interval = c.index &- rhythm.lastBeatIndex
@@ -293,6 +295,7 @@ extension BeatDetector {
     references = PulseReferences()
     rhythm = RhythmTracker()
     secondary = SecondaryWaveWatch()
+    searchBack = SearchBack()
     energy.resetTemplate()
     merge.isOpen = false
     acquisition = Acquisition(settledAfter: index &+ (settle ? parameters.settleSamples : 0))

@@ -14,6 +14,7 @@ extension BeatDetector {
   /// fast pulse's secondary wave comes within the refractory period) and inside the height zone is that beat's
   /// secondary peak.
   mutating func noteSecondary(_ c: Candidate) {
+    noteRejected(c)
     guard rhythm.hasLastBeat, c.amplitude >= parameters.minimumAmplitudeQ8 else { return }
     if secondary.pendingDelay != nil {
       secondary.pendingExtra = min(15, secondary.pendingExtra + 1)

@@ -46,6 +46,7 @@ public struct BeatDetector: Sendable {
   var references = PulseReferences()
   var rhythm = RhythmTracker()
   var secondary = SecondaryWaveWatch()
+  var searchBack = SearchBack()
   var outbox = EventOutbox()
 
   // MARK: - Initialization
@@ -86,6 +87,14 @@ public struct BeatDetector: Sendable {
   /// consumer that has seen this many samples past a time knows every event before that time.
   public var maximumReportDelaySamples: Int { max(maximumLatencySamples, monitor.blockLength) + 1 }
 
+  /// While search-back holds a rejected candidate after the last beat, a beat may still be reported there, an
+  /// interval or two late (`DetectedBeat.recovered`): the stream position of that last beat, else nil. A consumer
+  /// that closes time spans (HRV windows) must not close one that ends after it.
+  public var recoveryPendingAfter: Int64? {
+    guard searchBack.has, rhythm.hasLastBeat else { return nil }
+    return clock.origin &+ rhythm.lastBeatIndex &* parameters.decimationFactor
+  }
+
   // MARK: - Public
 
   /// Processes one input sample; calls `handle` for each event it completes (usually none).
@@ -117,6 +126,7 @@ public struct BeatDetector: Sendable {
     energy.reset()
     contact.rawBad = false
     outbox.readyBeat = nil
+    outbox.recoveredBeat = nil
     contact.level = 0
     restart(at: 0, settle: true)
     setQuality(.settling, at: position)
@@ -134,6 +144,10 @@ public struct BeatDetector: Sendable {
   }
 
   mutating func drain(_ handle: (BeatDetectorEvent) -> Void) {
+    if let beat = outbox.recoveredBeat {
+      outbox.recoveredBeat = nil
+      handle(.beat(beat))
+    }
     if let beat = outbox.readyBeat {
       outbox.readyBeat = nil
       handle(.beat(beat))

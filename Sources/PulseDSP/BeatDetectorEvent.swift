@@ -13,12 +13,16 @@ public struct DetectedBeat: Sendable, Equatable {
   /// Steepest rise of the band-passed pulse on its upstroke, Q8 input units per working sample
   /// (`BeatDetector.workingRateHz`).
   public var upslopeQ8: Int64
+  /// Found by search-back: a beat the detector first turned away, reported with the beat one or two intervals
+  /// later that showed it was missed. Its latency is therefore not bounded by `maximumLatencySeconds`.
+  public var recovered: Bool
 
-  public init(positionQ16: Int64, reportedAt: Int64, amplitudeQ8: Int64, upslopeQ8: Int64) {
+  public init(positionQ16: Int64, reportedAt: Int64, amplitudeQ8: Int64, upslopeQ8: Int64, recovered: Bool = false) {
     self.positionQ16 = positionQ16
     self.reportedAt = reportedAt
     self.amplitudeQ8 = amplitudeQ8
     self.upslopeQ8 = upslopeQ8
+    self.recovered = recovered
   }
 
   /// The peak rounded to the nearest input sample.

@@ -32,6 +32,10 @@ extension BeatDetector {
     let relaxedScoreThresholdQ16: Int64
     let templateMatchQ8: Int64
     let templateFloorQ8: Int64
+    let searchBackLongQ8: Int64
+    let searchBackSplitQ8: Int64
+    let searchBackEarliestQ8: Int64
+    let searchBackScoreQ16: Int64
     let minimumAmplitudeQ8: Int64
     let contactLossShareQ8: Int64
     let contactMemoryBlocks: Int
@@ -71,6 +75,10 @@ extension BeatDetector {
       relaxedScoreThresholdQ16 = q16(T.relaxedScoreThreshold * T.relaxedScoreThreshold)
       templateMatchQ8 = q8(T.templateMatchCorrelation)
       templateFloorQ8 = q8(T.templateFloorCorrelation)
+      searchBackLongQ8 = q8(T.searchBackLongShare)
+      searchBackSplitQ8 = q8(T.searchBackSplitShare)
+      searchBackEarliestQ8 = q8(T.searchBackEarliestShare)
+      searchBackScoreQ16 = q16(T.searchBackScore * T.searchBackScore)
       minimumAmplitudeQ8 = Int64(max(1, minimumAmplitude)) << 8
       contactLossShareQ8 = q8(T.contactLossShare)
       contactMemoryBlocks = Int((T.contactMemorySeconds / RawSignalMonitor.blockSeconds).rounded())

@@ -212,6 +212,8 @@ extension BeatDetector {
   /// Events of the current sample, drained after it, and the last quality reported.
   struct EventOutbox: Sendable {
     var readyBeat: DetectedBeat?
+    /// A missed beat found by search-back, reported just before `readyBeat`.
+    var recoveredBeat: DetectedBeat?
     var reportedQuality: SignalQuality = .settling
     var qualityChangedAt: Int64 = 0
   }

@@ -104,6 +104,21 @@ enum BeatDetectorTuning {
   /// cost stays within the instruction budget; candidates off the rhythm, where false beats are, are all matched).
   static let templateOnTimeMask = 3
 
+  // MARK: - Search-back (BeatDetector+SearchBack.swift)
+
+  /// A beat at least this many expected intervals after the last one reveals a missed beat between them...
+  static let searchBackLongShare = 1.6
+  /// ...the best rejected candidate at least this share of an expected interval from both beats...
+  static let searchBackSplitShare = 0.35
+  /// ...and at least this share after the last beat (the premature beats come 20-35 % early; a secondary
+  /// wave comes earlier than half an interval).
+  static let searchBackEarliestShare = 0.5
+  /// ...whose score (as `scoreThreshold`, against the medians of the last beats) reaches this, while the signal is
+  /// good and at most this many of the last five intervals were off the rhythm (in motion the long interval is more
+  /// often a lost pulse than a missed beat).
+  static let searchBackScore = 0.25
+  static let searchBackMaximumOffRhythm = 1
+
   // MARK: - Adaptation
 
   /// When no beat came for max(1.2 s, 2 expected intervals), the references halve every second, so a sudden

@@ -59,15 +59,23 @@ struct BeatDetectorAccuracyTests {
     }
   }
 
-  @Test("Every beat is reported within the documented latency bound, and the bound is under 300 ms from 25 Hz up")
+  @Test("Beats found in real time come within the latency bound (< 300 ms from 25 Hz); recovered ones with the next")
   func latencyBound() throws {
     for name in SharedRecording.names {
       let recording = try SharedRecording.load(name)
       let detector = try BeatDetector(sampleRateHz: recording.rateHz, polarity: recording.polarity)
       if recording.rateHz >= 25 { #expect(detector.maximumLatencySeconds <= 0.3, "\(name)") }
-      for beat in try recording.detect().beats {
+      let beats = try recording.detect().beats
+      for (i, beat) in beats.enumerated() {
         let latency = Double(beat.reportedAt) - beat.position
-        #expect(latency >= 0 && latency <= Double(detector.maximumLatencySamples), "\(name): latency \(latency) samples")
+        if beat.recovered {
+          // Reported together with the next beat (same input sample), which is itself within the bound.
+          #expect(i + 1 < beats.count && beats[i + 1].reportedAt == beat.reportedAt && !beats[i + 1].recovered,
+            "\(name): recovered beat at \(beat.position) not followed by the beat that revealed it")
+        } else {
+          #expect(
+            latency >= 0 && latency <= Double(detector.maximumLatencySamples), "\(name): latency \(latency) samples")
+        }
       }
     }
   }

@@ -22,8 +22,10 @@ struct EvaluationSetAccuracyTests {
   }
 
   @Test(
-    "F1 per condition (±150 ms): ≥ 0.99 on clean, fast, slow, premature with reset, respiration and lifted fingers",
-    arguments: [EvalCondition.clean, .fast, .slow, .prematureNoncompensatory, .respiration, .lifted])
+    "F1 per condition (±150 ms): ≥ 0.99 on clean, fast, slow, premature beats, respiration and lifted fingers",
+    arguments: [
+      EvalCondition.clean, .fast, .slow, .prematureCompensatory, .prematureNoncompensatory, .respiration, .lifted,
+    ])
   func f1Targets(condition: EvalCondition) {
     let s = Self.summary(condition)
     #expect(s.f1 >= 0.99, "\(condition.rawValue): F1 \(s.f1) (FP \(s.falsePositives), FN \(s.falseNegatives))")
@@ -31,11 +33,10 @@ struct EvaluationSetAccuracyTests {
 
   @Test("F1 where the issue's target is not met yet stays at least where it was measured")
   func f1Floors() {
-    // Targets: premature with a compensatory pause 0.99 (measured 0.987: premature beats 0.4 s after a beat,
-    // 35 % early and at half the amplitude, are missed), motion 0.97 (met: 0.983), noisy 0.97 (measured 0.914, 0.974 with the pulse template;
-    // the whole set's noisy records 0.954, so the floor keeps the template's gain with a margin).
-    // AF has no target of its own (0.964).
-    for (condition, floor) in [(EvalCondition.prematureCompensatory, 0.975), (.motion, 0.97), (.noisy, 0.96), (.af, 0.95)] {
+    // Targets: motion 0.97 (met: 0.990), noisy 0.97 (subset 0.9815 with the pulse template; the whole set's noisy
+    // records 0.962 with the extra beats the cleaner shows left out, so the floor keeps those gains with a margin).
+    // AF has no target of its own (0.962 before search-back, 0.971 with it).
+    for (condition, floor) in [(EvalCondition.motion, 0.97), (.noisy, 0.96), (.af, 0.965)] {
       let s = Self.summary(condition)
       #expect(s.f1 >= floor, "\(condition.rawValue): F1 \(s.f1) (FP \(s.falsePositives), FN \(s.falseNegatives))")
     }

@@ -1,0 +1,64 @@
+// Search-back (after Pan & Tompkins 1985): when a beat comes about two intervals after the last one, a beat
+// between them was missed — a weak beat, or a premature one that the secondary-wave zone or the pulse template
+// turned away. The best candidate rejected in that span, if it lies well inside it and looks enough like a
+// pulse, is reported then, just before the beat that revealed it. Per candidate, never per sample.
+extension BeatDetector {
+  /// The best rejected candidate since the last beat.
+  struct SearchBack: Sendable {
+    var has = false
+    var candidate = Candidate()
+    /// amplitude ratio × slope ratio against the references, Q16.
+    var scoreQ16: Int64 = 0
+  }
+
+  /// A rejected candidate: kept if it is at least `searchBackEarliestShare` of an expected interval after the last
+  /// beat, scores at least `searchBackScore`, and is the best so far since that beat.
+  mutating func noteRejected(_ c: Candidate) {
+    guard rhythm.hasLastBeat, !references.isEmpty else { return }
+    let expected = rhythm.expected
+    guard expected > 0 else { return }
+    let p = parameters
+    let since = c.index &- rhythm.lastBeatIndex
+    guard since >= p.refractorySamples, since &* 256 >= p.searchBackEarliestQ8 &* expected else { return }
+    // Against the references as they stand (the medians of the last five beats, decayed while beats are overdue):
+    // computed once per beat, not per candidate.
+    let amplitudeRatio = ratioQ8(c.amplitude, references.amplitude)
+    let slopeRatio = ratioQ8(c.slope, references.slope)
+    guard amplitudeRatio >= p.featureFloorQ8, slopeRatio >= p.featureFloorQ8 else { return }
+    let score = amplitudeRatio &* slopeRatio
+    guard score >= p.searchBackScoreQ16, !searchBack.has || score > searchBack.scoreQ16 else { return }
+    searchBack.has = true
+    searchBack.candidate = c
+    searchBack.scoreQ16 = score
+  }
+
+  /// The beat `c` is accepted: if it comes at least `searchBackLongShare` expected intervals after the last
+  /// beat and the best rejected candidate between them is at least `searchBackSplitShare` of one before `c`,
+  /// that candidate is the missed beat. Forgets the candidate either way.
+  mutating func recoverMissedBeat(before c: Candidate) -> Candidate? {
+    defer { searchBack.has = false }
+    // Only in a good, quiet signal with a steady rhythm: in noise and motion a long interval is more often a lost
+    // pulse than a missed beat, and the best rejected peak there is noise.
+    guard searchBack.has, rhythm.hasLastBeat, quality == .good,
+      secondary.extraTotal < BeatDetectorTuning.noisyExtraPeaks,
+      rhythm.offCount <= BeatDetectorTuning.searchBackMaximumOffRhythm
+    else { return nil }
+    let expected = rhythm.expected
+    let p = parameters
+    let interval = c.index &- rhythm.lastBeatIndex
+    guard expected > 0, interval &* 256 >= p.searchBackLongQ8 &* expected else { return nil }
+    let r = searchBack.candidate
+    let rest = c.index &- r.index
+    guard rest >= p.refractorySamples, rest &* 256 >= p.searchBackSplitQ8 &* expected else { return nil }
+    return r
+  }
+
+  /// Reports the recovered beat `r` (before the beat that revealed it). It changes nothing else: not the
+  /// references (it was weaker than they ask), not the rhythm (a wrong recovery must not pull it towards twice
+  /// the rate), so every other beat is found exactly as without search-back.
+  mutating func acceptRecovered(_ r: Candidate) {
+    outbox.recoveredBeat = DetectedBeat(
+      positionQ16: beatPositionQ16(r), reportedAt: position &- 1, amplitudeQ8: r.amplitude, upslopeQ8: r.slope,
+      recovered: true)
+  }
+}

@@ -1,0 +1,71 @@
+import Analysis
+import EvaluationSet
+import PulseDSP
+import Testing
+
+/// Search-back (BeatDetector+SearchBack.swift) on the evaluation set's seeded subset: the beats it recovers are
+/// real ones, it recovers nothing from a clean regular pulse, they come with the beat that revealed them, and HRV
+/// never leans on them.
+@Suite(
+  "Search-back for missed beats",
+  .enabled(if: EvalSet.unavailableReason == nil, "needs the shared data set (STRESSMON_DATA)"))
+struct SearchBackTests {
+  struct Run {
+    var record: EvalRecord
+    var result: AnalysisRecord
+  }
+
+  static func run(_ condition: EvalCondition) throws -> [Run] {
+    try EvalSet.subsetSpecs().filter { $0.condition == condition }.map { spec in
+      let record = try EvalSet.cachedRecord(spec)
+      var analyzer = try PulseAnalyzer(rateHz: record.rateHz, polarity: .inverted)
+      var result = AnalysisRecord()
+      analyzer.process(block: record.samples) { result.add($0) }
+      analyzer.finish { result.add($0) }
+      return Run(record: record, result: result)
+    }
+  }
+
+  @Test("Premature beats the rules turned away are recovered, and every recovered beat is a true beat")
+  func recoversPrematureBeats() throws {
+    // Given records with premature beats 20-35 % early followed by a compensatory pause
+    var recovered = 0, matched = 0, premature = 0
+    for run in try Self.run(.prematureCompensatory) {
+      // When the chain runs, the recovered beats are matched against the exact truth (±150 ms)
+      let truth = run.record.visibleBeats
+      let beats = run.result.beats.filter(\.beat.recovered)
+      recovered += beats.count
+      for beat in beats {
+        guard let nearest = truth.min(by: { abs($0.seconds - beat.seconds) < abs($1.seconds - beat.seconds) }),
+          abs(nearest.seconds - beat.seconds) <= 0.15
+        else { continue }
+        matched += 1
+        if nearest.premature { premature += 1 }
+      }
+    }
+    // Then there are recovered beats, all true, nearly all of them the premature ones
+    #expect(recovered >= 5, "recovered \(recovered)")
+    #expect(matched == recovered, "\(recovered - matched) of \(recovered) recovered beats are false")
+    #expect(Double(premature) >= 0.8 * Double(recovered), "premature \(premature) of \(recovered)")
+  }
+
+  @Test("A clean regular pulse needs no search-back")
+  func quietOnCleanPulses() throws {
+    for run in try Self.run(.clean) {
+      #expect(run.result.recoveredCount == 0, "\(run.record.name): \(run.result.recoveredCount) recovered")
+    }
+  }
+
+  @Test("A recovered beat comes with the beat that revealed it, and no interval used for HRV ends or starts at it")
+  func reportingAndHRV() throws {
+    for run in try Self.run(.prematureCompensatory) + Self.run(.af) {
+      let beats = run.result.beats
+      for (i, beat) in beats.enumerated() where beat.beat.recovered {
+        #expect(i + 1 < beats.count && beats[i + 1].beat.reportedAt == beat.beat.reportedAt)
+        #expect(!run.result.intervals.contains { $0.startSeconds == beat.seconds || $0.endSeconds == beat.seconds })
+      }
+      // The real-time latency figure leaves the late ones out.
+      #expect(run.result.maximumLatencySeconds <= 0.3, "\(run.record.name)")
+    }
+  }
+}
