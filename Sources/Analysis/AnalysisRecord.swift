@@ -6,8 +6,10 @@ import StressModel
 public struct AnalysisRecord: Sendable {
   // MARK: - Properties
 
-  /// Beats in stream order.
+  /// Beats in stream order, as the detector reported them.
   public private(set) var beats: [AnalysisBeat] = []
+  /// For each of `beats`: the IBI cleaner showed it to be a false detection (below).
+  public private(set) var isArtefact: [Bool] = []
   /// Every judged interval in stream order.
   public private(set) var intervals: [InterBeatInterval] = []
   /// Finished windows in order.
@@ -23,13 +25,28 @@ public struct AnalysisRecord: Sendable {
 
   public mutating func add(_ event: AnalysisEvent) {
     switch event {
-    case .beat(let beat): beats.append(beat)
-    case .interval(let interval): intervals.append(interval)
+    case .beat(let beat):
+      beats.append(beat)
+      isArtefact.append(false)
+    case .interval(let interval):
+      if interval.verdict == .extraBeat, let previous = intervals.last, previous.verdict == .extraBeat,
+        previous.endSeconds == interval.startSeconds
+      {
+        markExtraBeat(between: previous, and: interval)
+      }
+      intervals.append(interval)
     case .window(let window): windows.append(window)
     case .quality(let quality, let seconds): qualityChanges.append((quality, seconds))
     case .gap(let samples, _): lostSamples += samples
     }
   }
+
+  /// The beats a reader of the recording should see: the detector's, without those the cleaner showed to be false
+  /// (`isArtefact`).
+  public var reportedBeats: [AnalysisBeat] { zip(beats, isArtefact).filter { !$0.1 }.map { $0.0 } }
+
+  /// Beats left out of `reportedBeats`.
+  public var artefactCount: Int { isArtefact.lazy.filter { $0 }.count }
 
   /// Clean intervals, ms, in order.
   public var cleanIntervalsMs: [Double] { intervals.filter { $0.isClean }.map { $0.milliseconds } }
@@ -40,8 +57,40 @@ public struct AnalysisRecord: Sendable {
   /// HRV of every clean interval of the recording, successive differences only within runs.
   public var overallHRV: HRVMetrics? { HRVMetrics(segmentsMs: InterBeatInterval.cleanRuns(intervals)) }
 
-  /// Largest latency of a reported beat, seconds (0 without beats).
-  public var maximumLatencySeconds: Double { beats.map { $0.latencySeconds }.max() ?? 0 }
+  // MARK: - Private
+
+  /// `first` and `second` are the two halves of one interval split by an extra detection (the cleaner's
+  /// `extraBeat` signature: they sum to about one interval). The beat between them is the false one if it is also
+  /// weaker than the beats on either side: noise that passed the detector is smaller than the pulse, whereas in
+  /// a fast irregular rhythm two short intervals in a row are real and their middle beat is not the weakest.
+  private mutating func markExtraBeat(between first: InterBeatInterval, and second: InterBeatInterval) {
+    guard let start = beatIndex(at: first.startSeconds), let middle = beatIndex(at: first.endSeconds),
+      let end = beatIndex(at: second.endSeconds)
+    else { return }
+    let amplitude = beats[middle].beat.amplitudeQ8
+    if amplitude < beats[start].beat.amplitudeQ8 && amplitude < beats[end].beat.amplitudeQ8 {
+      isArtefact[middle] = true
+    }
+  }
+
+  /// The beat at exactly `seconds` (interval bounds are beat times), searched from the newest: intervals come at
+  /// most a few beats after their end.
+  private func beatIndex(at seconds: Double) -> Int? {
+    var i = beats.count - 1
+    while i >= 0 && beats[i].seconds > seconds { i -= 1 }
+    return i >= 0 && beats[i].seconds == seconds ? i : nil
+  }
+
+  // MARK: - Figures
+
+  /// Largest latency of a beat reported in real time, seconds (0 without beats). Beats recovered by search-back
+  /// are reported with the beat that revealed them, an interval or two later, and are not counted here.
+  public var maximumLatencySeconds: Double {
+    beats.lazy.filter { !$0.beat.recovered }.map { $0.latencySeconds }.max() ?? 0
+  }
+
+  /// Beats found by search-back (`DetectedBeat.recovered`).
+  public var recoveredCount: Int { beats.lazy.filter { $0.beat.recovered }.count }
 
   /// Share of the stream (of `durationSeconds`) spent in each detector state.
   public func qualityShares(durationSeconds: Double) -> [SignalQuality: Double] {

@@ -20,11 +20,12 @@ struct AnalyzeReport {
 
   var json: AnalyzeJSON {
     let hrv = record.overallHRV
+    let reported = record.reportedBeats
     let shares = record.qualityShares(durationSeconds: durationSeconds)
     return AnalyzeJSON(
       file: file, rateHz: rateHz, samples: samples, durationS: rounded(durationSeconds, 3),
       polarity: polarity.rawValue, polaritySource: polaritySource,
-      beats: record.beats.map(\.sampleIndex), beatTimesS: record.beats.map { rounded($0.seconds, 5) },
+      beats: reported.map(\.sampleIndex), beatTimesS: reported.map { rounded($0.seconds, 5) },
       ibiMs: record.cleanIntervalsMs.map { rounded($0, 2) },
       hrv: HRVJSON(
         sdnnMs: hrv.map { rounded($0.sdnnMs, 2) }, rmssdMs: hrv.map { rounded($0.rmssdMs, 2) },
@@ -35,7 +36,8 @@ struct AnalyzeReport {
       signal: Dictionary(uniqueKeysWithValues: SignalQuality.allCases.map {
         (Self.key($0), rounded(shares[$0, default: 0], 4))
       }),
-      latencyMsMax: rounded(record.maximumLatencySeconds * 1000, 1), lostSamples: record.lostSamples)
+      latencyMsMax: rounded(record.maximumLatencySeconds * 1000, 1), lostSamples: record.lostSamples,
+      recoveredBeats: record.recoveredCount, artefactBeats: record.artefactCount)
   }
 
   static func key(_ quality: SignalQuality) -> String {
@@ -50,6 +52,16 @@ struct AnalyzeReport {
   }
 
   // MARK: - Summary
+
+  /// "812", or "812 (3 found by search-back; 2 false detections left out)".
+  var beatCountText: String {
+    let recovered = record.recoveredCount, artefacts = record.artefactCount
+    var notes: [String] = []
+    if recovered > 0 { notes.append("\(recovered) found by search-back") }
+    if artefacts > 0 { notes.append("\(artefacts) false detection\(artefacts == 1 ? "" : "s") left out") }
+    let count = "\(record.beats.count - artefacts)"
+    return notes.isEmpty ? count : count + " (" + notes.joined(separator: "; ") + ")"
+  }
 
   var summaryLines: [String] {
     var lines: [String] = []
@@ -66,13 +78,13 @@ struct AnalyzeReport {
     lines.append(signal)
     if let hrv = record.overallHRV {
       lines.append(
-        "Beats: \(record.beats.count); clean intervals \(hrv.intervals), rejected \(record.rejectedCount); "
+        "Beats: \(beatCountText); clean intervals \(hrv.intervals), rejected \(record.rejectedCount); "
           + "heart rate \(hrv.meanHeartRateBpm.formatted(decimals: 1)) bpm")
       lines.append(
         "HRV: SDNN \(hrv.sdnnMs.formatted(decimals: 1)) ms, RMSSD \(hrv.rmssdMs.formatted(decimals: 1)) ms, "
           + "pNN50 \(hrv.pnn50.formatted(decimals: 1)) %")
     } else {
-      lines.append("Beats: \(record.beats.count); too few clean intervals for HRV (rejected \(record.rejectedCount))")
+      lines.append("Beats: \(beatCountText); too few clean intervals for HRV (rejected \(record.rejectedCount))")
     }
     let scored = record.windows.filter { $0.stress != nil }.count
     lines.append(
@@ -114,10 +126,16 @@ struct AnalyzeJSON {
   var signal: [String: Double]
   var latencyMsMax: Double
   var lostSamples: Int
+  /// Beats found by search-back (in `beats`; reported late, so not in `latency_ms_max`).
+  var recoveredBeats: Int
+  /// Detections left out of `beats`: the IBI cleaner showed them to be false (an extra beat, weaker than both
+  /// neighbours).
+  var artefactBeats: Int
 
   var text: String {
     let json = JSONText()
     json.object { o in
+      o.field("artefact_beats") { $0.integer(Int64(artefactBeats)) }
       o.field("beat_times_s") { $0.numbers(beatTimesS) }
       o.field("beats") { $0.integers(beats) }
       o.field("duration_s") { $0.number(durationS) }
@@ -129,6 +147,7 @@ struct AnalyzeJSON {
       o.field("polarity") { $0.string(polarity) }
       o.field("polarity_source") { $0.string(polaritySource) }
       o.field("rate_hz") { $0.number(rateHz) }
+      o.field("recovered_beats") { $0.integer(Int64(recoveredBeats)) }
       o.field("samples") { $0.integer(Int64(samples)) }
       o.field("signal") { j in
         j.object { inner in

@@ -64,7 +64,7 @@ public struct EvalAnalyzer: Sendable {
       analyzer.finish { result.add($0) }
       let overall = result.overallHRV
       return AnalyzerOutput(
-        beatTimesSeconds: result.beats.map(\.seconds),
+        beatTimesSeconds: result.reportedBeats.map(\.seconds),
         windows: result.windows.map {
           AnalyzerWindow(
             startSeconds: $0.startSeconds, endSeconds: $0.endSeconds, shown: $0.quality.isCategorised,

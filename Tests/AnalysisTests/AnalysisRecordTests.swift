@@ -1,0 +1,61 @@
+import Analysis
+import PulseDSP
+import StressModel
+import Testing
+
+@Suite("AnalysisRecord")
+struct AnalysisRecordTests {
+  static func beat(_ seconds: Double, amplitude: Int64) -> AnalysisEvent {
+    let beat = DetectedBeat(
+      positionQ16: Int64(seconds * 100 * 65_536), reportedAt: Int64(seconds * 100) + 20, amplitudeQ8: amplitude,
+      upslopeQ8: amplitude / 4)
+    return .beat(AnalysisBeat(beat: beat, seconds: seconds, latencySeconds: 0.2))
+  }
+
+  static func interval(_ start: Double, _ end: Double, _ verdict: InterBeatInterval.Verdict) -> AnalysisEvent {
+    .interval(InterBeatInterval(startSeconds: start, endSeconds: end, verdict: verdict, segment: 0))
+  }
+
+  /// Beats at 0, 1, 1.4 (the middle one with `middle` amplitude), 2 and 3 s; the cleaner calls 1-1.4 and 1.4-2
+  /// the two halves of an interval split by an extra detection.
+  static func splitInterval(middle: Int64) -> AnalysisRecord {
+    var record = AnalysisRecord()
+    for event in [
+      beat(0, amplitude: 1000), beat(1, amplitude: 1000), beat(1.4, amplitude: middle), interval(0, 1, .clean),
+      beat(2, amplitude: 900), interval(1, 1.4, .extraBeat), interval(1.4, 2, .extraBeat), beat(3, amplitude: 1000),
+      interval(2, 3, .clean),
+    ] {
+      record.add(event)
+    }
+    return record
+  }
+
+  @Test("A detection that splits an interval and is weaker than both neighbours is left out of the reported beats")
+  func weakExtraBeatLeftOut() {
+    let record = Self.splitInterval(middle: 300)
+    #expect(record.beats.count == 5)
+    #expect(record.reportedBeats.map(\.seconds) == [0, 1, 2, 3])
+    #expect(record.artefactCount == 1)
+    // The intervals and their verdicts are the cleaner's, untouched.
+    #expect(record.intervals.map(\.verdict) == [.clean, .extraBeat, .extraBeat, .clean])
+  }
+
+  @Test("A split whose middle beat is as strong as a neighbour keeps every beat (two real short intervals)")
+  func strongMiddleKept() {
+    let record = Self.splitInterval(middle: 950)
+    #expect(record.reportedBeats.count == 5)
+    #expect(record.artefactCount == 0)
+  }
+
+  @Test("Recovered beats are counted apart and left out of the real-time latency")
+  func recoveredLatency() {
+    var record = AnalysisRecord()
+    record.add(Self.beat(1, amplitude: 1000))
+    let late = DetectedBeat(positionQ16: 150 * 65_536, reportedAt: 320, amplitudeQ8: 400, upslopeQ8: 100, recovered: true)
+    record.add(.beat(AnalysisBeat(beat: late, seconds: 1.5, latencySeconds: 1.7)))
+    record.add(Self.beat(3, amplitude: 1000))
+    #expect(record.recoveredCount == 1)
+    #expect(abs(record.maximumLatencySeconds - 0.2) < 1e-12)
+    #expect(record.reportedBeats.count == 3)
+  }
+}
