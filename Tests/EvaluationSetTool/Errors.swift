@@ -1,0 +1,76 @@
+import Analysis
+import ArgumentParser
+import EvaluationSet
+import Foundation
+import StressModel
+
+/// `stressmon-evalset errors`: where the detector's false and missed beats fall, by the IBI cleaner's verdicts
+/// around them ("ending|starting"; "R" marks a beat recovered by search-back, "W" the middle of an `extra_beat`
+/// pair weaker than both neighbours, which `AnalysisRecord.reportedBeats` leaves out). A false beat splits a true
+/// interval in two; a missed one joins two. The verdicts say whether the cleaner saw the artefact (and so whether
+/// the windows are safe from it) and which true beats a rule that drops flagged beats would take away too.
+/// Counts every detection, those left out of the reported beats included.
+struct Errors: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Count false and missed beats by condition and by the cleaner's verdicts around them.")
+
+  @Flag(name: .long, help: "Score the whole set as selected by the flags below instead of the tests' subset.")
+  var all = false
+
+  @OptionGroup var selection: Selection
+
+  func run() throws {
+    if let reason = EvalSet.unavailableReason { fail("stressmon-evalset: \(reason)", code: 66) }
+    let specs = all ? selection.specs : EvalSet.subsetSpecs()
+    var tables: [String: [String: [String: Int]]] = [:]
+    for spec in specs {
+      let record = try EvalSet.cachedRecord(spec)
+      var analyzer = try PulseAnalyzer(rateHz: record.rateHz, polarity: .inverted)
+      var result = AnalysisRecord()
+      analyzer.process(block: record.samples) { result.add($0) }
+      analyzer.finish { result.add($0) }
+      let scored = { (t: Double) in !record.excludedSpans.contains { $0.contains(t) } }
+      let truth = record.visibleBeats.map(\.seconds).filter(scored)
+      let kept = result.beats.filter { scored($0.seconds) }
+      let detected = kept.map(\.seconds)
+      let pairs = BeatScoring.match(reference: truth, detected: detected, tolerance: EvalScore.toleranceSeconds)
+      let matchedDetections = Set(pairs.map(\.1))
+      let matchedTruth = Set(pairs.map(\.0))
+      var ending: [Double: InterBeatInterval.Verdict] = [:]
+      var starting: [Double: InterBeatInterval.Verdict] = [:]
+      for interval in result.intervals {
+        ending[interval.endSeconds] = interval.verdict
+        starting[interval.startSeconds] = interval.verdict
+      }
+      func key(_ t: Double) -> String {
+        "\(ending[t]?.rawValue ?? "-")|\(starting[t]?.rawValue ?? "-")"
+      }
+      let condition = spec.condition.rawValue
+      for (j, t) in detected.enumerated() {
+        var tag = kept[j].beat.recovered ? "R " : ""
+        if ending[t] == .extraBeat && starting[t] == .extraBeat && j > 0 && j + 1 < kept.count {
+          let a = kept[j].beat.amplitudeQ8
+          let weaker = a < kept[j - 1].beat.amplitudeQ8 && a < kept[j + 1].beat.amplitudeQ8
+          tables[condition, default: [:]]["extra-drop", default: [:]][(matchedDetections.contains(j) ? "TP" : "FP") + (weaker ? " weaker" : " stronger"), default: 0] += 1
+          tag += weaker ? "W " : ""
+        }
+        tables[condition, default: [:]][matchedDetections.contains(j) ? "TP" : "FP", default: [:]][tag + key(t), default: 0] += 1
+        if kept[j].beat.recovered {
+          tables[condition, default: [:]]["recovered", default: [:]][matchedDetections.contains(j) ? "TP" : "FP", default: 0] += 1
+        }
+      }
+      for (i, t) in truth.enumerated() where !matchedTruth.contains(i) {
+        let around = result.intervals.first { $0.startSeconds <= t && $0.endSeconds > t }
+        tables[condition, default: [:]]["FN", default: [:]][around?.verdict.rawValue ?? "-", default: 0] += 1
+      }
+    }
+    for (condition, kinds) in tables.sorted(by: { $0.key < $1.key }) {
+      print("== \(condition)")
+      for kind in ["recovered", "extra-drop", "TP", "FP", "FN"] {
+        let rows = (kinds[kind] ?? [:]).sorted { $0.value > $1.value }
+        let total = rows.reduce(0) { $0 + $1.value }
+        print("  \(kind) \(total): " + rows.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+      }
+    }
+  }
+}
