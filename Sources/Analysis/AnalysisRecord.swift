@@ -8,7 +8,8 @@ public struct AnalysisRecord: Sendable {
 
   /// Beats in stream order, as the detector reported them.
   public private(set) var beats: [AnalysisBeat] = []
-  /// For each of `beats`: the IBI cleaner showed it to be a false detection (below).
+  /// For each of `beats`: a false detection, shown by the IBI cleaner (below) or replaced by the detector
+  /// (`DetectedBeat.replacesPrevious`).
   public private(set) var isArtefact: [Bool] = []
   /// Every judged interval in stream order.
   public private(set) var intervals: [InterBeatInterval] = []
@@ -26,6 +27,9 @@ public struct AnalysisRecord: Sendable {
   public mutating func add(_ event: AnalysisEvent) {
     switch event {
     case .beat(let beat):
+      if beat.beat.replacesPrevious, let last = beats.indices.last(where: { !beats[$0].beat.recovered }) {
+        isArtefact[last] = true
+      }
       beats.append(beat)
       isArtefact.append(false)
     case .interval(let interval):

@@ -60,6 +60,9 @@ public struct PolarityGuess: Sendable, Equatable {
         return
       }
       if beat.amplitudeQ8 > 0 { steepness.append(Double(beat.upslopeQ8) / Double(beat.amplitudeQ8)) }
+      // As PulseAnalyzer feeds its cleaner: recovered beats left out, a replacing beat moves the last one.
+      if beat.recovered { return }
+      if beat.replacesPrevious { return cleaner.replaceLastBeat(atSeconds: beat.position / rateHz) }
       cleaner.addBeat(atSeconds: beat.position / rateHz) { if $0.isClean { cleanMs += $0.milliseconds } }
     }
     cleaner.finish { if $0.isClean { cleanMs += $0.milliseconds } }

@@ -134,6 +134,10 @@ public struct PulseAnalyzer: Sendable {
       // first, and a wrong one would make two plausible intervals out of one that the cleaner calls a missed beat.
       // The intervals stay as the cleaner would judge them without it.
       guard !beat.recovered else { return }
+      if beat.replacesPrevious {
+        cleaner.replaceLastBeat(atSeconds: time)
+        return
+      }
       cleaner.addBeat(atSeconds: time) { interval in
         windowing.add(interval)
         sink(.interval(interval))

@@ -53,7 +53,11 @@ extension BeatDetector {
     let p = parameters
     guard c.amplitude >= p.minimumAmplitudeQ8 else { return false }
     let sinceLast = c.index &- rhythm.lastBeatIndex
-    if rhythm.hasLastBeat && sinceLast < p.refractorySamples { return false }
+    merge.replaces = false
+    if rhythm.hasLastBeat && sinceLast < p.refractorySamples {
+      merge.replaces = replacesLastBeat(c)
+      return merge.replaces
+    }
     guard !references.isEmpty else {
       // Learning: the candidate must span half the range and have half the steepest slope seen so far.
       return c.amplitude &* 2 >= acquisition.rangeMax &- acquisition.rangeMin
@@ -139,6 +143,10 @@ extension BeatDetector {
       noteSecondary(c)
       return
     }
+    if merge.replaces {
+      replaceLastBeat(with: c)
+      return
+    }
     if references.isDecayed {
       // A beat after decayed references: if it is smaller than they were, the amplitude really dropped, so
       // the references come down to it (never further than the decay went); a large beat keeps them.
@@ -153,14 +161,20 @@ extension BeatDetector {
     let missed = recoverMissedBeat(before: c)
     if let missed { acceptRecovered(missed) }
     closeSecondarySpan(interval: c.index &- rhythm.lastBeatIndex)
+    rhythm.lastIntervalPushed = false
     if rhythm.hasLastBeat {
       let interval = c.index &- rhythm.lastBeatIndex
       let expected = rhythm.intervals.median
       rhythm.regular = !rhythm.intervals.isEmpty
         && abs(interval &- expected) &* 256 < parameters.regularToleranceQ8 &* expected
       noteRhythm(interval)
-      if interval <= parameters.longestIntervalSamples { rhythm.intervals.push(interval) }
+      if interval <= parameters.longestIntervalSamples {
+        rhythm.intervals.push(interval)
+        rhythm.lastIntervalPushed = true
+      }
     }
+    rhythm.hasPreviousBeat = rhythm.hasLastBeat
+    rhythm.previousBeatIndex = rhythm.lastBeatIndex
     references.amplitudes.push(c.amplitude)
     references.slopes.push(max(1, c.slope))
     rhythm.hasLastBeat = true

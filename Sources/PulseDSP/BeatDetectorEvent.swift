@@ -16,13 +16,21 @@ public struct DetectedBeat: Sendable, Equatable {
   /// Found by search-back: a beat the detector first turned away, reported with the beat one or two intervals
   /// later that showed it was missed. Its latency is therefore not bounded by `maximumLatencySeconds`.
   public var recovered: Bool
+  /// Takes the place of the beat reported just before it: that one came early and small, and this one, inside the
+  /// refractory period after it, is the real pulse on the rhythm (BeatDetector+Replace.swift). A consumer drops the
+  /// previous beat.
+  public var replacesPrevious: Bool
 
-  public init(positionQ16: Int64, reportedAt: Int64, amplitudeQ8: Int64, upslopeQ8: Int64, recovered: Bool = false) {
+  public init(
+    positionQ16: Int64, reportedAt: Int64, amplitudeQ8: Int64, upslopeQ8: Int64, recovered: Bool = false,
+    replacesPrevious: Bool = false
+  ) {
     self.positionQ16 = positionQ16
     self.reportedAt = reportedAt
     self.amplitudeQ8 = amplitudeQ8
     self.upslopeQ8 = upslopeQ8
     self.recovered = recovered
+    self.replacesPrevious = replacesPrevious
   }
 
   /// The peak rounded to the nearest input sample.

@@ -33,6 +33,7 @@ extension BeatDetector {
     let templateMatchQ8: Int64
     let templateFloorQ8: Int64
     let searchBackLongQ8: Int64
+    let replaceAmplitudeQ8: Int64
     let searchBackSplitQ8: Int64
     let searchBackEarliestQ8: Int64
     let searchBackScoreQ16: Int64
@@ -76,6 +77,7 @@ extension BeatDetector {
       templateMatchQ8 = q8(T.templateMatchCorrelation)
       templateFloorQ8 = q8(T.templateFloorCorrelation)
       searchBackLongQ8 = q8(T.searchBackLongShare)
+      replaceAmplitudeQ8 = q8(T.replaceAmplitudeRatio)
       searchBackSplitQ8 = q8(T.searchBackSplitShare)
       searchBackEarliestQ8 = q8(T.searchBackEarliestShare)
       searchBackScoreQ16 = q16(T.searchBackScore * T.searchBackScore)

@@ -119,6 +119,8 @@ extension BeatDetector {
     var candidate = Candidate()
     /// Whether the candidate's centred energy has been taken (else it is the tracker's at confirmation).
     var energyTaken = false
+    /// The candidate came within the refractory period of the last beat and replaces it (BeatDetector+Replace).
+    var replaces = false
   }
 
   /// What recent beats looked like: running medians of their amplitude and upslope, the references derived from
@@ -147,6 +149,10 @@ extension BeatDetector {
     var intervals = RecentMedian()
     var hasLastBeat = false
     var lastBeatIndex: Int64 = 0
+    /// The beat before the last one (since the restart), and whether the last one pushed its interval.
+    var hasPreviousBeat = false
+    var previousBeatIndex: Int64 = 0
+    var lastIntervalPushed = false
     /// The last interval was within `regularTolerance` of the expected one.
     var regular = false
     /// The last five intervals, newest in bit 0: 1 = off the rhythm.

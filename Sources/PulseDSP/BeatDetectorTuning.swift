@@ -119,6 +119,13 @@ enum BeatDetectorTuning {
   static let searchBackScore = 0.25
   static let searchBackMaximumOffRhythm = 1
 
+  // MARK: - Replacement (BeatDetector+Replace.swift)
+
+  /// A candidate inside the refractory period replaces the last beat if it is at least this much larger than that
+  /// beat (and passes the score): the merge window's "higher peak wins" after the fact. 1.25-2 all lift the noisy
+  /// records' F1 by 0.004-0.008 (docs/detector.md); 1.25 and below also swap some real beats for motion peaks.
+  static let replaceAmplitudeRatio = 1.5
+
   // MARK: - Adaptation
 
   /// When no beat came for max(1.2 s, 2 expected intervals), the references halve every second, so a sudden

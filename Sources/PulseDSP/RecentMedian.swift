@@ -28,6 +28,19 @@ struct RecentMedian: Sendable {
     recompute()
   }
 
+  /// Overwrites the value pushed last (a beat replaced by a better one).
+  mutating func replaceNewest(_ value: Int64) {
+    guard count > 0 else { return push(value) }
+    switch next == 0 ? Self.capacity - 1 : next - 1 {
+    case 0: v0 = value
+    case 1: v1 = value
+    case 2: v2 = value
+    case 3: v3 = value
+    default: v4 = value
+    }
+    recompute()
+  }
+
   /// Multiplies every stored value by `factorQ15` / 2^15 (amplitude decay while beats are overdue).
   mutating func scale(byQ15 factorQ15: Int64) {
     v0 = (v0 &* factorQ15) >> 15

@@ -134,6 +134,18 @@ public struct IBICleaner: Sendable {
     while waiting.count > Self.lookAhead { judgeNext(emit) }
   }
 
+  /// The last beat was a false one and the real one is at `seconds` (the detector replaced it): the interval
+  /// waiting for its verdict that ended at it now ends here. Nothing judged changes (an interval is judged only
+  /// once `lookAhead` more beats have come).
+  public mutating func replaceLastBeat(atSeconds seconds: Double) {
+    guard let last = lastBeat, seconds > last else { return }
+    if let newest = waiting.last, newest.end == last {
+      guard seconds > newest.start else { return }
+      waiting[waiting.count - 1].end = seconds
+    }
+    lastBeat = seconds
+  }
+
   /// A gap or a detector restart: judges what waits, and the next beat starts a new segment.
   public mutating func breakSegment(_ emit: (InterBeatInterval) -> Void) {
     while !waiting.isEmpty { judgeNext(emit) }

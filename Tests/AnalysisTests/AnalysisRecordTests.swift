@@ -59,3 +59,34 @@ struct AnalysisRecordTests {
     #expect(record.reportedBeats.count == 3)
   }
 }
+
+@Suite("A beat replaced by the detector")
+struct ReplacedBeatTests {
+  @Test("The cleaner moves the waiting interval's end to the replacing beat; no interval ends at the replaced one")
+  func cleanerReplacesLastBeat() {
+    // Given a regular 1 s rhythm whose beat at 5 s was first reported 0.25 s early
+    var cleaner = IBICleaner()
+    var intervals: [InterBeatInterval] = []
+    for t in [0.0, 1, 2, 3, 4, 4.75] { cleaner.addBeat(atSeconds: t) { intervals.append($0) } }
+    // When the detector replaces it with the real one at 5 s and the rhythm goes on
+    cleaner.replaceLastBeat(atSeconds: 5)
+    for t in [6.0, 7, 8, 9, 10] { cleaner.addBeat(atSeconds: t) { intervals.append($0) } }
+    cleaner.breakSegment { intervals.append($0) }
+    // Then the intervals are those of the real beats, all clean
+    #expect(intervals.map(\.endSeconds) == [1, 2, 3, 4, 5, 6, 7, 8, 9, 10])
+    let verdicts = intervals.map(\.verdict)
+    #expect(verdicts.allSatisfy { $0 == .clean }, "\(verdicts)")
+  }
+
+  @Test("The record leaves the replaced beat out of the reported beats")
+  func recordLeavesReplacedOut() {
+    var record = AnalysisRecord()
+    record.add(AnalysisRecordTests.beat(1, amplitude: 1000))
+    record.add(AnalysisRecordTests.beat(1.75, amplitude: 300))
+    let real = DetectedBeat(
+      positionQ16: 200 * 65_536, reportedAt: 220, amplitudeQ8: 1000, upslopeQ8: 250, replacesPrevious: true)
+    record.add(.beat(AnalysisBeat(beat: real, seconds: 2, latencySeconds: 0.2)))
+    #expect(record.reportedBeats.map(\.seconds) == [1, 2])
+    #expect(record.artefactCount == 1)
+  }
+}

@@ -21,7 +21,8 @@ struct FirmwareOutput {
       case "B":
         let beat = DetectedBeat(
           positionQ16: try words.integer(), reportedAt: try words.integer(), amplitudeQ8: try words.integer(),
-          upslopeQ8: try words.integer(), recovered: try words.integer() != 0)
+          upslopeQ8: try words.integer(), recovered: try words.integer() != 0,
+          replacesPrevious: try words.integer() != 0)
         events.append(.beat(AnalysisBeat(beat: beat, seconds: try words.double(), latencySeconds: try words.double())))
       case "I":
         events.append(

@@ -55,9 +55,21 @@ struct Errors: ParsableCommand {
           tag += weaker ? "W " : ""
         }
         tables[condition, default: [:]][matchedDetections.contains(j) ? "TP" : "FP", default: [:]][tag + key(t), default: 0] += 1
+        if kept[j].beat.replacesPrevious, j > 0 {
+          let was = matchedDetections.contains(j - 1) ? "replaced TP" : "replaced FP"
+          let now = matchedDetections.contains(j) ? "by TP" : "by FP"
+          tables[condition, default: [:]]["replaced", default: [:]][was + " " + now, default: 0] += 1
+        }
         if kept[j].beat.recovered {
           tables[condition, default: [:]]["recovered", default: [:]][matchedDetections.contains(j) ? "TP" : "FP", default: 0] += 1
         }
+      }
+      for (j, t) in detected.enumerated() where !matchedDetections.contains(j) {
+        // The nearest true beat: how far, and whether another detection matched it.
+        guard let i = truth.indices.min(by: { abs(truth[$0] - t) < abs(truth[$1] - t) }) else { continue }
+        let offset = Int(((t - truth[i]) * 10).rounded(.down)) * 100
+        let key = "\(offset)ms \(matchedTruth.contains(i) ? "matched" : "missed")"
+        tables[condition, default: [:]]["FP offset", default: [:]][key, default: 0] += 1
       }
       for (i, t) in truth.enumerated() where !matchedTruth.contains(i) {
         let around = result.intervals.first { $0.startSeconds <= t && $0.endSeconds > t }
@@ -66,7 +78,7 @@ struct Errors: ParsableCommand {
     }
     for (condition, kinds) in tables.sorted(by: { $0.key < $1.key }) {
       print("== \(condition)")
-      for kind in ["recovered", "extra-drop", "TP", "FP", "FN"] {
+      for kind in ["recovered", "replaced", "extra-drop", "TP", "FP", "FN", "FP offset"] {
         let rows = (kinds[kind] ?? [:]).sorted { $0.value > $1.value }
         let total = rows.reduce(0) { $0 + $1.value }
         print("  \(kind) \(total): " + rows.map { "\($0.key) \($0.value)" }.joined(separator: ", "))

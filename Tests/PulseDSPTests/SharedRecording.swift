@@ -46,7 +46,10 @@ struct SharedRecording {
     if skipped > 0 { detector.reset(gap: skipped) }
     detector.process(override ?? samples) { event in
       switch event {
-      case .beat(let beat): beats.append(beat)
+      case .beat(let beat):
+        // A beat that replaces the one before it (BeatDetector+Replace.swift) takes its place.
+        if beat.replacesPrevious, let last = beats.lastIndex(where: { !$0.recovered }) { beats.remove(at: last) }
+        beats.append(beat)
       case .quality(let quality, let at): qualities.append((quality, at))
       }
     }
