@@ -13,7 +13,7 @@ struct EvalSetTool: ParsableCommand {
       the cache scripts/fetch-data fills).
       The same seeds always give the same files.
       """,
-    subcommands: [Write.self, Score.self, Errors.self, Material.self], defaultSubcommand: Write.self)
+    subcommands: [Write.self, Score.self, Errors.self, WindowErrors.self, Material.self], defaultSubcommand: Write.self)
 }
 
 struct Write: ParsableCommand {
@@ -125,9 +125,15 @@ struct Score: ParsableCommand {
   func run() throws {
     if let reason = EvalSet.unavailableReason { fail("stressmon-evalset: \(reason)", code: 66) }
     let specs = all ? selection.specs : EvalSet.subsetSpecs()
-    let summaries = try EvalSet.summaries(specs, analyzer: .stressmon)
-    let rows: [[String: Any]] = EvalCondition.allCases.compactMap { condition in
-      guard let s = summaries[condition] else { return nil }
+    let scores = try specs.map { try EvalSet.score($0, analyzer: .stressmon) }
+    var groups: [(String, EvalSummary)] = EvalCondition.allCases.compactMap { condition in
+      let mine = scores.filter { $0.condition == condition }
+      return mine.isEmpty ? nil : (condition.rawValue, EvalSummary(mine))
+    }
+    // Pooled: every record, and those at 50 Hz and up (issue 12's window targets).
+    groups.append(("all", EvalSummary(scores)))
+    groups.append(("all_50hz_up", EvalSummary(scores.filter { $0.rateHz >= 50 })))
+    let rows: [[String: Any]] = groups.map { name, s in
       let figures: [String: Double?] = [
         "f1": s.f1, "min_f1": s.minimumF1, "bias_ms": s.timingBiasMs, "sd_ms": s.timingSDMs,
         "sdnn_median": s.sdnnMedianError, "sdnn_p90": s.sdnnP90Error, "rmssd_median": s.rmssdMedianError,
@@ -136,7 +142,7 @@ struct Score: ParsableCommand {
         "record_sdnn_median": s.recordSDNNMedianError, "record_rmssd_median": s.recordRMSSDMedianError,
         "pair_sdnn_median": s.pairSDNNMedianError, "cleaning_sdnn_median": s.cleaningSDNNMedianError,
       ]
-      var row: [String: Any] = ["condition": condition.rawValue, "records": s.records, "tp": s.truePositives,
+      var row: [String: Any] = ["condition": name, "records": s.records, "tp": s.truePositives,
         "fp": s.falsePositives, "fn": s.falseNegatives]
       for (key, value) in figures { row[key] = value ?? NSNull() }
       return row
