@@ -14,18 +14,24 @@ extension BeatDetector {
   /// A rejected candidate: kept if it is at least `searchBackEarliestShare` of an expected interval after the last
   /// beat, scores at least `searchBackScore`, and is the best so far since that beat.
   mutating func noteRejected(_ c: Candidate) {
-    guard rhythm.hasLastBeat, !references.isEmpty else { return }
-    let expected = rhythm.expected
-    guard expected > 0 else { return }
+    // Cheap tests first (this runs for every rejected peak, secondary waves included), and no division: the
+    // recovery would not be made in a poor or unsteady signal anyway.
+    guard quality == .good, rhythm.hasLastBeat, !references.isEmpty, rhythm.expected > 0,
+      rhythm.offCount <= BeatDetectorTuning.searchBackMaximumOffRhythm
+    else { return }
     let p = parameters
     let since = c.index &- rhythm.lastBeatIndex
-    guard since >= p.refractorySamples, since &* 256 >= p.searchBackEarliestQ8 &* expected else { return }
-    // Against the references as they stand (the medians of the last five beats, decayed while beats are overdue):
-    // computed once per beat, not per candidate.
-    let amplitudeRatio = ratioQ8(c.amplitude, references.amplitude)
-    let slopeRatio = ratioQ8(c.slope, references.slope)
-    guard amplitudeRatio >= p.featureFloorQ8, slopeRatio >= p.featureFloorQ8 else { return }
-    let score = amplitudeRatio &* slopeRatio
+    guard since >= p.refractorySamples, since &* 256 >= p.searchBackEarliestQ8 &* rhythm.expected else { return }
+    // Against the references as they stand (the medians of the last five beats, decayed while beats are overdue).
+    let amplitude = references.amplitude, slope = references.slope
+    guard c.amplitude &* 256 >= p.featureFloorQ8 &* amplitude, c.slope &* 256 >= p.featureFloorQ8 &* slope,
+      amplitude > 0, slope > 0
+    else { return }
+    // (amplitude ratio × slope ratio) in Q16, in Double: the product of two Q8 ratios of 40-bit values would
+    // overflow as integers. Once per rejected peak.
+    let product: Double = Double(c.amplitude) * Double(c.slope)
+    let reference: Double = Double(amplitude) * Double(slope)
+    let score = Int64(min(4_294_967_296.0, product * 65_536 / reference))
     guard score >= p.searchBackScoreQ16, !searchBack.has || score > searchBack.scoreQ16 else { return }
     searchBack.has = true
     searchBack.candidate = c

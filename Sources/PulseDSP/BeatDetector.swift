@@ -140,7 +140,7 @@ public struct BeatDetector: Sendable {
     position &+= 1
     if let block = monitor.observe(sample) { handleBlock(block) }
     if decimator.add(sample) { stepWorking(decimator.takeMeanQ8()) }
-    return outbox.readyBeat != nil || quality != outbox.reportedQuality
+    return outbox.hasBeat || quality != outbox.reportedQuality
   }
 
   mutating func drain(_ handle: (BeatDetectorEvent) -> Void) {
