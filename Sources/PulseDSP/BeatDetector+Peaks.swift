@@ -158,7 +158,8 @@ extension BeatDetector {
       }
       references.decayQ15 = 1 << 15
     }
-    let missed = recoverMissedBeat(before: c)
+    // (Tested here first: the call costs more than the test, once per beat.)
+    let missed = searchBack.has ? recoverMissedBeat(before: c) : nil
     if let missed { acceptRecovered(missed) }
     closeSecondarySpan(interval: c.index &- rhythm.lastBeatIndex)
     rhythm.lastIntervalPushed = false

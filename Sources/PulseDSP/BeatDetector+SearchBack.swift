@@ -16,12 +16,14 @@ extension BeatDetector {
   mutating func noteRejected(_ c: Candidate) {
     // Cheap tests first (this runs for every rejected peak, secondary waves included), and no division: the
     // recovery would not be made in a poor or unsteady signal anyway.
-    guard quality == .good, rhythm.hasLastBeat, !references.isEmpty, rhythm.expected > 0,
+    // Most rejected peaks are secondary waves, earlier than half an interval: that test first.
+    let p = parameters
+    let expected = rhythm.expected
+    let since = c.index &- rhythm.lastBeatIndex
+    guard since &* 256 >= p.searchBackEarliestQ8 &* expected, expected > 0, since >= p.refractorySamples,
+      quality == .good, rhythm.hasLastBeat, !references.isEmpty,
       rhythm.offCount <= BeatDetectorTuning.searchBackMaximumOffRhythm
     else { return }
-    let p = parameters
-    let since = c.index &- rhythm.lastBeatIndex
-    guard since >= p.refractorySamples, since &* 256 >= p.searchBackEarliestQ8 &* rhythm.expected else { return }
     // Against the references as they stand (the medians of the last five beats, decayed while beats are overdue).
     let amplitude = references.amplitude, slope = references.slope
     guard c.amplitude &* 256 >= p.featureFloorQ8 &* amplitude, c.slope &* 256 >= p.featureFloorQ8 &* slope,

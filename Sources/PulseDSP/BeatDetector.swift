@@ -179,7 +179,9 @@ public struct BeatDetector: Sendable {
     }
     let index = clock.index
     clock.index &+= 1
-    let slope = index == 0 ? 0 : value &- clock.previousValue
+    // No special case for the first working sample: the band-pass starts from its first input (primed high-pass,
+    // zeroed low-pass), so its first output is exactly 0, as is `previousValue` after a start or a gap.
+    let slope = value &- clock.previousValue
     clock.previousValue = value
     if references.isEmpty { learnRange(value: value, slope: slope, index: index) }
     if tracker.track(value: value, slope: slope, index: index) { candidate(at: index) }
