@@ -249,7 +249,8 @@ let package = Package(
     .executableTarget(
       name: "stressmon-evalset",
       dependencies: [
-        "EvaluationSet", "Analysis", "StressModel", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        "EvaluationSet", "Analysis", "PulseDSP", "StressModel",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ],
       path: "Tests/EvaluationSetTool"
     ),
