@@ -129,7 +129,7 @@ struct AnalyzeJSON {
   /// Beats found by search-back (in `beats`; reported late, so not in `latency_ms_max`).
   var recoveredBeats: Int
   /// Detections left out of `beats`: the IBI cleaner showed them to be false (an extra beat, weaker than both
-  /// neighbours).
+  /// neighbours), or the detector replaced them (a larger peak inside the refractory period).
   var artefactBeats: Int
 
   var text: String {
