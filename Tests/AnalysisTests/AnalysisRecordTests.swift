@@ -51,7 +51,8 @@ struct AnalysisRecordTests {
   func recoveredLatency() {
     var record = AnalysisRecord()
     record.add(Self.beat(1, amplitude: 1000))
-    let late = DetectedBeat(positionQ16: 150 * 65_536, reportedAt: 320, amplitudeQ8: 400, upslopeQ8: 100, recovered: true)
+    let late = DetectedBeat(
+      positionQ16: 150 * 65_536, reportedAt: 320, amplitudeQ8: 400, upslopeQ8: 100, recovered: true)
     record.add(.beat(AnalysisBeat(beat: late, seconds: 1.5, latencySeconds: 1.7)))
     record.add(Self.beat(3, amplitude: 1000))
     #expect(record.recoveredCount == 1)

@@ -10,7 +10,9 @@ struct AnalyzeCommandTests {
     #expect(result.status == 0, "\(result.stderr)")
     #expect(result.stderr.isEmpty)
     let json = try CLIRunner.json(result)
-    for key in ["rate_hz", "samples", "beats", "beat_times_s", "ibi_ms", "hrv", "windows", "recovered_beats", "artefact_beats"] {
+    for key in [
+      "rate_hz", "samples", "beats", "beat_times_s", "ibi_ms", "hrv", "windows", "recovered_beats", "artefact_beats",
+    ] {
       #expect(json[key] != nil, "missing \(key)")
     }
     #expect(json["rate_hz"] as? Double == 2048)

@@ -51,17 +51,19 @@ struct Errors: ParsableCommand {
         if ending[t] == .extraBeat && starting[t] == .extraBeat && j > 0 && j + 1 < kept.count {
           let a = kept[j].beat.amplitudeQ8
           let weaker = a < kept[j - 1].beat.amplitudeQ8 && a < kept[j + 1].beat.amplitudeQ8
-          tables[condition, default: [:]]["extra-drop", default: [:]][(matchedDetections.contains(j) ? "TP" : "FP") + (weaker ? " weaker" : " stronger"), default: 0] += 1
+          let verdict = (matchedDetections.contains(j) ? "TP" : "FP") + (weaker ? " weaker" : " stronger")
+          tables[condition, default: [:]]["extra-drop", default: [:]][verdict, default: 0] += 1
           tag += weaker ? "W " : ""
         }
-        tables[condition, default: [:]][matchedDetections.contains(j) ? "TP" : "FP", default: [:]][tag + key(t), default: 0] += 1
+        let kind = matchedDetections.contains(j) ? "TP" : "FP"
+        tables[condition, default: [:]][kind, default: [:]][tag + key(t), default: 0] += 1
         if kept[j].beat.replacesPrevious, j > 0 {
           let was = matchedDetections.contains(j - 1) ? "replaced TP" : "replaced FP"
           let now = matchedDetections.contains(j) ? "by TP" : "by FP"
           tables[condition, default: [:]]["replaced", default: [:]][was + " " + now, default: 0] += 1
         }
         if kept[j].beat.recovered {
-          tables[condition, default: [:]]["recovered", default: [:]][matchedDetections.contains(j) ? "TP" : "FP", default: 0] += 1
+          tables[condition, default: [:]]["recovered", default: [:]][kind, default: 0] += 1
         }
       }
       for (j, t) in detected.enumerated() where !matchedDetections.contains(j) {

@@ -35,20 +35,29 @@ struct WindowErrors: ParsableCommand {
       for w in score.windows {
         guard let error = w.sdnnError, let truth = w.truth else { continue }
         let inside = result.intervals.filter { $0.endSeconds >= w.startSeconds && $0.endSeconds < w.endSeconds }
-        let noise = inside.filter { [.extraBeat, .irregular, .misplacedBeat, .implausible, .missedBeat].contains($0.verdict) }.count
+        let noiseVerdicts: [InterBeatInterval.Verdict] = [
+          .extraBeat, .irregular, .misplacedBeat, .implausible, .missedBeat,
+        ]
+        let noise = inside.filter { noiseVerdicts.contains($0.verdict) }.count
         let premature = inside.filter { $0.verdict == .prematureBeat }.count
         let rejected = Double(inside.filter { !$0.isClean }.count) / Double(max(1, inside.count))
-        rows.append((abs(error) > 0.1 * truth.sdnnMs, w.kind == .clean, spec.condition.rawValue, noise, premature, rejected))
+        let off = abs(error) > 0.1 * truth.sdnnMs
+        rows.append((off, w.kind == .clean, spec.condition.rawValue, noise, premature, rejected))
         if list && abs(error) > 0.1 * truth.sdnnMs {
-          print(String(format: "off: %@ %3.0fHz s%d %5.0f-%5.0f kind %@ truth %6.1f err %+6.1f (%+4.0f %%) noise %d prem %d rej %.2f",
-            spec.condition.rawValue, spec.rateHz, spec.seed, w.startSeconds, w.endSeconds, w.kind.rawValue, truth.sdnnMs, error,
-            100 * error / truth.sdnnMs, noise, premature, rejected))
+          let format =
+            "off: %@ %3.0fHz s%d %5.0f-%5.0f kind %@ truth %6.1f err %+6.1f (%+4.0f %%) noise %d prem %d rej %.2f"
+          print(
+            String(
+              format: format, spec.condition.rawValue, spec.rateHz, spec.seed, w.startSeconds, w.endSeconds,
+              w.kind.rawValue, truth.sdnnMs, error, 100 * error / truth.sdnnMs, noise, premature, rejected))
         }
       }
     }
     let wrong = rows.filter(\.wrong)
-    print("shown \(rows.count), wrong \(wrong.count) (\(String(format: "%.1f", 100 * Double(rows.count - wrong.count) / Double(rows.count))) % within 10 %)")
-    for (condition, n) in Dictionary(grouping: wrong, by: \.condition).mapValues(\.count).sorted(by: { $0.value > $1.value }) {
+    let within = 100 * Double(rows.count - wrong.count) / Double(max(1, rows.count))
+    print("shown \(rows.count), wrong \(wrong.count) (\(String(format: "%.1f", within)) % within 10 %)")
+    let byCondition = Dictionary(grouping: wrong, by: \.condition).mapValues(\.count)
+    for (condition, n) in byCondition.sorted(by: { $0.value > $1.value }) {
       print("  wrong in \(condition): \(n)")
     }
     for threshold in 1...6 {
@@ -56,12 +65,16 @@ struct WindowErrors: ParsableCommand {
       let hiddenWrong = hidden.filter(\.wrong).count
       let hiddenClean = hidden.filter { $0.clean && $0.condition != "af" }.count
       let kept = rows.count - hidden.count, keptWrong = wrong.count - hiddenWrong
-      print("noise-signature intervals >= \(threshold): hides \(hidden.count) (wrong \(hiddenWrong), clean sinus \(hiddenClean)); "
+      print(
+        "noise-signature intervals >= \(threshold): hides \(hidden.count) (wrong \(hiddenWrong), "
+          + "clean sinus \(hiddenClean)); "
         + "within 10 % \(String(format: "%.1f", 100 * Double(kept - keptWrong) / Double(max(1, kept)))) %")
     }
     let histogram = Dictionary(grouping: wrong, by: { min($0.noise, 9) }).mapValues(\.count).sorted { $0.key < $1.key }
     print("wrong windows by noise-signature count: \(histogram)")
-    let rightHistogram = Dictionary(grouping: rows.filter { !$0.wrong }, by: { min($0.noise, 9) }).mapValues(\.count).sorted { $0.key < $1.key }
+    let right = rows.filter { !$0.wrong }
+    let rightHistogram = Dictionary(grouping: right, by: { min($0.noise, 9) }).mapValues(\.count)
+      .sorted { $0.key < $1.key }
     print("right windows by noise-signature count: \(rightHistogram)")
   }
 }

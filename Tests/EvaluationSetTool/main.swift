@@ -13,7 +13,8 @@ struct EvalSetTool: ParsableCommand {
       the cache scripts/fetch-data fills).
       The same seeds always give the same files.
       """,
-    subcommands: [Write.self, Score.self, DetectorLoop.self, Errors.self, WindowErrors.self, Material.self], defaultSubcommand: Write.self)
+    subcommands: [Write.self, Score.self, DetectorLoop.self, Errors.self, WindowErrors.self, Material.self],
+    defaultSubcommand: Write.self)
 }
 
 struct Write: ParsableCommand {
