@@ -178,6 +178,12 @@ extension BeatDetector {
     rhythm.previousBeatIndex = rhythm.lastBeatIndex
     references.amplitudes.push(c.amplitude)
     references.slopes.push(max(1, c.slope))
+    becomeLastBeat(c, replacesPrevious: false)
+  }
+
+  /// `c` is the last beat now (its interval and medians already noted): the references, timers and quality follow
+  /// from it, and it is reported.
+  mutating func becomeLastBeat(_ c: Candidate, replacesPrevious: Bool) {
     rhythm.hasLastBeat = true
     rhythm.lastBeatIndex = c.index
     references.lastAmplitude = c.amplitude
@@ -186,7 +192,8 @@ extension BeatDetector {
     energy.setScale(forAmplitude: references.amplitude)
     updateTimers()
     outbox.readyBeat = DetectedBeat(
-      positionQ16: beatPositionQ16(c), reportedAt: position &- 1, amplitudeQ8: c.amplitude, upslopeQ8: c.slope)
+      positionQ16: beatPositionQ16(c), reportedAt: position &- 1, amplitudeQ8: c.amplitude, upslopeQ8: c.slope,
+      replacesPrevious: replacesPrevious)
     updateQualityFromRhythm()
   }
 

@@ -35,15 +35,6 @@ extension BeatDetector {
     noteRhythm(interval)
     references.amplitudes.replaceNewest(c.amplitude)
     references.slopes.replaceNewest(max(1, c.slope))
-    rhythm.lastBeatIndex = c.index
-    references.lastAmplitude = c.amplitude
-    references.lastHeight = c.value
-    updateReferences()
-    energy.setScale(forAmplitude: references.amplitude)
-    updateTimers()
-    outbox.readyBeat = DetectedBeat(
-      positionQ16: beatPositionQ16(c), reportedAt: position &- 1, amplitudeQ8: c.amplitude, upslopeQ8: c.slope,
-      replacesPrevious: true)
-    updateQualityFromRhythm()
+    becomeLastBeat(c, replacesPrevious: true)
   }
 }
