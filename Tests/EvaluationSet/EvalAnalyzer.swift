@@ -53,24 +53,37 @@ public struct EvalAnalyzer: Sendable {
   /// record in blocks of 4096 samples.
   public static func stressmon(configuration: PulseAnalyzer.Configuration) -> EvalAnalyzer {
     EvalAnalyzer(name: "stressmon") { record in
-      var analyzer = try PulseAnalyzer(rateHz: record.rateHz, polarity: .inverted, configuration: configuration)
-      var result = AnalysisRecord()
-      var start = 0
-      while start < record.samples.count {
-        let end = min(record.samples.count, start + 4096)
-        analyzer.process(block: Array(record.samples[start..<end])) { result.add($0) }
-        start = end
-      }
-      analyzer.finish { result.add($0) }
-      let overall = result.overallHRV
-      return AnalyzerOutput(
-        beatTimesSeconds: result.reportedBeats.map(\.seconds),
-        windows: result.windows.map {
-          AnalyzerWindow(
-            startSeconds: $0.startSeconds, endSeconds: $0.endSeconds, shown: $0.quality.isCategorised,
-            sdnnMs: $0.metrics?.sdnnMs, rmssdMs: $0.metrics?.rmssdMs)
-        },
-        sdnnMs: overall?.sdnnMs, rmssdMs: overall?.rmssdMs)
+      output(of: try analysis(of: record, configuration: configuration))
     }
+  }
+
+  /// Every event of `PulseAnalyzer` with `configuration` on `record` (inverted polarity, the whole record in
+  /// blocks of 4096 samples), for tests and tools that look past the scored figures.
+  public static func analysis(
+    of record: EvalRecord, configuration: PulseAnalyzer.Configuration = PulseAnalyzer.Configuration()
+  ) throws -> AnalysisRecord {
+    var analyzer = try PulseAnalyzer(rateHz: record.rateHz, polarity: .inverted, configuration: configuration)
+    var result = AnalysisRecord()
+    var start = 0
+    while start < record.samples.count {
+      let end = min(record.samples.count, start + 4096)
+      analyzer.process(block: Array(record.samples[start..<end])) { result.add($0) }
+      start = end
+    }
+    analyzer.finish { result.add($0) }
+    return result
+  }
+
+  /// What the scoring needs from an analysis: the reported beats, the windows, the whole record's HRV.
+  public static func output(of result: AnalysisRecord) -> AnalyzerOutput {
+    let overall = result.overallHRV
+    return AnalyzerOutput(
+      beatTimesSeconds: result.reportedBeats.map(\.seconds),
+      windows: result.windows.map {
+        AnalyzerWindow(
+          startSeconds: $0.startSeconds, endSeconds: $0.endSeconds, shown: $0.quality.isCategorised,
+          sdnnMs: $0.metrics?.sdnnMs, rmssdMs: $0.metrics?.rmssdMs)
+      },
+      sdnnMs: overall?.sdnnMs, rmssdMs: overall?.rmssdMs)
   }
 }

@@ -25,10 +25,7 @@ struct Errors: ParsableCommand {
     var tables: [String: [String: [String: Int]]] = [:]
     for spec in specs {
       let record = try EvalSet.cachedRecord(spec)
-      var analyzer = try PulseAnalyzer(rateHz: record.rateHz, polarity: .inverted)
-      var result = AnalysisRecord()
-      analyzer.process(block: record.samples) { result.add($0) }
-      analyzer.finish { result.add($0) }
+      let result = try EvalAnalyzer.analysis(of: record)
       let scored = { (t: Double) in !record.excludedSpans.contains { $0.contains(t) } }
       let truth = record.visibleBeats.map(\.seconds).filter(scored)
       let kept = result.beats.filter { scored($0.seconds) }

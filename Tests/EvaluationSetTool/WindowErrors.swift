@@ -26,12 +26,8 @@ struct WindowErrors: ParsableCommand {
     var rows: [(wrong: Bool, clean: Bool, condition: String, noise: Int, premature: Int, rejectedShare: Double)] = []
     for spec in specs {
       let record = try EvalSet.cachedRecord(spec)
-      let output = try EvalAnalyzer.stressmon.run(record)
-      let score = EvalScore(record: record, output: output)
-      var analyzer = try PulseAnalyzer(rateHz: record.rateHz, polarity: .inverted)
-      var result = AnalysisRecord()
-      analyzer.process(block: record.samples) { result.add($0) }
-      analyzer.finish { result.add($0) }
+      let result = try EvalAnalyzer.analysis(of: record)
+      let score = EvalScore(record: record, output: EvalAnalyzer.output(of: result))
       for w in score.windows {
         guard let error = w.sdnnError, let truth = w.truth else { continue }
         let inside = result.intervals.filter { $0.endSeconds >= w.startSeconds && $0.endSeconds < w.endSeconds }

@@ -18,11 +18,7 @@ struct SearchBackTests {
   static func run(_ condition: EvalCondition) throws -> [Run] {
     try EvalSet.subsetSpecs().filter { $0.condition == condition }.map { spec in
       let record = try EvalSet.cachedRecord(spec)
-      var analyzer = try PulseAnalyzer(rateHz: record.rateHz, polarity: .inverted)
-      var result = AnalysisRecord()
-      analyzer.process(block: record.samples) { result.add($0) }
-      analyzer.finish { result.add($0) }
-      return Run(record: record, result: result)
+      return Run(record: record, result: try EvalAnalyzer.analysis(of: record))
     }
   }
 
@@ -84,10 +80,7 @@ struct ReplacementTests {
       for seed in 1...2 {
         let record = try EvalSet.cachedRecord(
           EvalRecordSpec(condition: .noisy, rateHz: rate, seed: seed, durationSeconds: 300))
-        var analyzer = try PulseAnalyzer(rateHz: record.rateHz, polarity: .inverted)
-        var result = AnalysisRecord()
-        analyzer.process(block: record.samples) { result.add($0) }
-        analyzer.finish { result.add($0) }
+        let result = try EvalAnalyzer.analysis(of: record)
         // When the detector replaced a beat, both are matched against the exact truth (±150 ms)
         let truth = record.visibleBeats.map(\.seconds)
         func isTrue(_ t: Double) -> Bool { truth.contains { abs($0 - t) <= 0.15 } }
