@@ -55,7 +55,9 @@ extension BeatDetector {
     let sinceLast = c.index &- rhythm.lastBeatIndex
     merge.replaces = false
     if rhythm.hasLastBeat && sinceLast < p.refractorySamples {
-      merge.replaces = replacesLastBeat(c)
+      // Both replacement rules ask for a peak larger than the beat (the early-beat rule the least).
+      merge.replaces = c.amplitude &* 256 >= p.onRhythmReplaceAmplitudeQ8 &* references.lastAmplitude
+        && (replacesLastBeat(c, atLeastQ8: p.replaceAmplitudeQ8) || replacesEarlyBeat(c, expected: rhythm.expected))
       return merge.replaces
     }
     guard !references.isEmpty else {
@@ -67,6 +69,13 @@ extension BeatDetector {
     if rhythm.hasLastBeat {
       let expected = rhythm.intervals.isEmpty ? 0 : rhythm.intervals.median
       let (zone, heightZone) = secondaryZones(expected: expected)
+      // (The size test first: most candidates here are secondary waves, smaller than the beat.)
+      if sinceLast < zone && c.amplitude &* 256 >= p.onRhythmReplaceAmplitudeQ8 &* references.lastAmplitude
+        && replacesEarlyBeat(c, expected: expected)
+      {
+        merge.replaces = true
+        return true
+      }
       switch secondary.state {
       case .unknown:
         // Beyond the zone, a late reflected wave (slow heart, compliant arteries) is still lower than the last
@@ -203,7 +212,8 @@ extension BeatDetector {
   /// rhythm are sampled (`templateOnTimeMask`).
   mutating func shapeFits(_ c: Candidate) -> Bool {
     let index = clock.index &- 1  // the working sample being stepped (acceptPending's)
-    let sinceLast = c.index &- rhythm.lastBeatIndex
+    // A replacement is timed from the beat before the one it replaces.
+    let sinceLast = c.index &- (merge.replaces ? rhythm.previousBeatIndex : rhythm.lastBeatIndex)
     let expected = rhythm.expected
     var onTime = rhythm.hasLastBeat && expected > 0
       && abs(sinceLast &- expected) &* 256 < parameters.regularToleranceQ8 &* expected

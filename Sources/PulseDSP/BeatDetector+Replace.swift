@@ -7,14 +7,32 @@ extension BeatDetector {
   /// Whether candidate `c`, inside the refractory period after the last beat, replaces that beat: at least
   /// `replaceAmplitudeRatio` times its amplitude, and passing the score against the references. (A secondary wave is
   /// smaller than its own beat; a real beat cannot follow a real beat this closely.)
-  mutating func replacesLastBeat(_ c: Candidate) -> Bool {
+  mutating func replacesLastBeat(_ c: Candidate, atLeastQ8 minimumQ8: Int64) -> Bool {
     guard rhythm.hasLastBeat, rhythm.hasPreviousBeat, !references.isEmpty else { return false }
     let p = parameters
-    guard c.amplitude &* 256 >= p.replaceAmplitudeQ8 &* references.lastAmplitude else { return false }
+    guard c.amplitude &* 256 >= minimumQ8 &* references.lastAmplitude else { return false }
     let amplitudeRatio = ratioQ8(c.amplitude, references.amplitude)
     let slopeRatio = ratioQ8(c.slope, references.slope)
     return amplitudeRatio >= p.featureFloorQ8 && slopeRatio >= p.featureFloorQ8
       && amplitudeRatio &* slopeRatio >= p.scoreThresholdQ16
+  }
+
+  /// Whether candidate `c`, inside the secondary-wave zone after the last beat, replaces it: that beat came early
+  /// (more than `regularTolerance` before the expected interval), `c` comes on the rhythm from the beat before it,
+  /// and `c` is at least `replaceAmplitudeRatio` times as large and passes the score. A noise peak taken ahead of
+  /// the pulse otherwise keeps the real pulse out (its zone asks only 0.6 × its size of the next peak, but the
+  /// energy gate, the template and the rhythm then see the pulse as a second, early beat). A premature beat is
+  /// followed by nothing on the old rhythm, and a real beat after a real beat is not on it either.
+  @inline(never)
+  mutating func replacesEarlyBeat(_ c: Candidate, expected: Int64) -> Bool {
+    guard rhythm.hasPreviousBeat, expected > 0 else { return false }
+    let p = parameters
+    let last = rhythm.lastBeatIndex &- rhythm.previousBeatIndex
+    let fromPrevious = c.index &- rhythm.previousBeatIndex
+    let offset = abs(fromPrevious &- expected)
+    guard last < expected, offset < expected &- last, offset &* 256 < p.regularToleranceQ8 &* expected
+    else { return false }
+    return replacesLastBeat(c, atLeastQ8: p.onRhythmReplaceAmplitudeQ8)
   }
 
   /// `c` takes the last beat's place: its interval from the beat before, its amplitude and slope replace the last

@@ -34,6 +34,7 @@ extension BeatDetector {
     let templateFloorQ8: Int64
     let searchBackLongQ8: Int64
     let replaceAmplitudeQ8: Int64
+    let onRhythmReplaceAmplitudeQ8: Int64
     let searchBackSplitQ8: Int64
     let searchBackEarliestQ8: Int64
     let searchBackScoreQ16: Int64
@@ -78,6 +79,7 @@ extension BeatDetector {
       templateFloorQ8 = q8(T.templateFloorCorrelation)
       searchBackLongQ8 = q8(T.searchBackLongShare)
       replaceAmplitudeQ8 = q8(T.replaceAmplitudeRatio)
+      onRhythmReplaceAmplitudeQ8 = q8(T.onRhythmReplaceAmplitudeRatio)
       searchBackSplitQ8 = q8(T.searchBackSplitShare)
       searchBackEarliestQ8 = q8(T.searchBackEarliestShare)
       searchBackScoreQ16 = q16(T.searchBackScore * T.searchBackScore)

@@ -125,6 +125,9 @@ enum BeatDetectorTuning {
   /// beat (and passes the score): the merge window's "higher peak wins" after the fact. 1.25-2 all lift the noisy
   /// records' F1 by 0.004-0.008 (docs/detector.md); 1.25 and below also swap some real beats for motion peaks.
   static let replaceAmplitudeRatio = 1.5
+  /// ...and at least this much larger when the last beat came early and the candidate is on the rhythm from the beat
+  /// before it (inside the secondary-wave zone too): the rhythm says which of the two is the pulse.
+  static let onRhythmReplaceAmplitudeRatio = 1.2
 
   // MARK: - Adaptation
 

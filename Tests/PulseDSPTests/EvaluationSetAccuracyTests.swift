@@ -31,12 +31,11 @@ struct EvaluationSetAccuracyTests {
     #expect(s.f1 >= 0.99, "\(condition.rawValue): F1 \(s.f1) (FP \(s.falsePositives), FN \(s.falseNegatives))")
   }
 
-  @Test("F1 where the issue's target is not met yet stays at least where it was measured")
+  @Test("F1 ≥ 0.97 on motion and noisy records; the AF-like ones stay at least where they were measured")
   func f1Floors() {
-    // Targets: motion 0.97 (met: 0.990), noisy 0.97 (subset 0.9815 with the pulse template; the whole set's noisy
-    // records 0.962 with the extra beats the cleaner shows left out, so the floor keeps those gains with a margin).
-    // AF has no target of its own (0.962 before search-back, 0.971 with it).
-    for (condition, floor) in [(EvalCondition.motion, 0.97), (.noisy, 0.96), (.af, 0.965)] {
+    // Targets: motion 0.97 (subset 0.990), noisy 0.97 (subset 0.986 with the rhythm's replacement rule; the whole
+    // set's noisy records 0.973). AF has no target of its own (0.962 before search-back, 0.970 with it).
+    for (condition, floor) in [(EvalCondition.motion, 0.97), (.noisy, 0.97), (.af, 0.965)] {
       let s = Self.summary(condition)
       #expect(s.f1 >= floor, "\(condition.rawValue): F1 \(s.f1) (FP \(s.falsePositives), FN \(s.falseNegatives))")
     }
