@@ -21,8 +21,7 @@ extension BeatDetector {
     let expected = rhythm.expected
     let since = c.index &- rhythm.lastBeatIndex
     guard since &* 256 >= p.searchBackEarliestQ8 &* expected, expected > 0, since >= p.refractorySamples,
-      quality == .good, rhythm.hasLastBeat, !references.isEmpty,
-      rhythm.offCount <= BeatDetectorTuning.searchBackMaximumOffRhythm
+      quality == .good || quality == .poorSignal, rhythm.hasLastBeat, !references.isEmpty
     else { return }
     // Against the references as they stand (the medians of the last five beats, decayed while beats are overdue).
     let amplitude = references.amplitude, slope = references.slope
@@ -45,11 +44,12 @@ extension BeatDetector {
   /// that candidate is the missed beat. Forgets the candidate either way.
   mutating func recoverMissedBeat(before c: Candidate) -> Candidate? {
     defer { searchBack.has = false }
-    // Only in a good, quiet signal with a steady rhythm: in noise and motion a long interval is more often a lost
-    // pulse than a missed beat, and the best rejected peak there is noise.
-    guard searchBack.has, rhythm.hasLastBeat, quality == .good,
-      secondary.extraTotal < BeatDetectorTuning.noisyExtraPeaks,
-      rhythm.offCount <= BeatDetectorTuning.searchBackMaximumOffRhythm
+    // Only in a quiet span (at most two extra peaks over eight beats) whose recent beats all had the pulse's shape:
+    // in noise and motion a long interval is more often a lost pulse than a missed beat, and the best rejected peak
+    // there is noise. The rhythm need not be steady: an irregular rhythm (AF) is where weak early beats are missed
+    // most, and its poor-signal state comes from the rhythm alone.
+    guard searchBack.has, rhythm.hasLastBeat, quality == .good || quality == .poorSignal,
+      secondary.extraTotal <= BeatDetectorTuning.quietExtraPeaks, rhythm.misshapenBits == 0
     else { return nil }
     let expected = rhythm.expected
     let p = parameters

@@ -113,11 +113,9 @@ enum BeatDetectorTuning {
   /// ...and at least this share after the last beat (the premature beats come 20-35 % early; a secondary
   /// wave comes earlier than half an interval).
   static let searchBackEarliestShare = 0.5
-  /// ...whose score (as `scoreThreshold`, against the medians of the last beats) reaches this, while the signal is
-  /// good and at most this many of the last five intervals were off the rhythm (in motion the long interval is more
-  /// often a lost pulse than a missed beat).
+  /// ...whose score (as `scoreThreshold`, against the medians of the last beats) reaches this. Only in a quiet span
+  /// whose recent beats had the pulse's shape, in good or poor signal (BeatDetector+SearchBack.swift).
   static let searchBackScore = 0.25
-  static let searchBackMaximumOffRhythm = 1
 
   // MARK: - Replacement (BeatDetector+Replace.swift)
 
