@@ -47,6 +47,36 @@ struct AnalysisRecordTests {
     #expect(record.artefactCount == 0)
   }
 
+  /// Beats at 0, 1, 2 (with `start` amplitude), 2.3, 3.3 and 4.3 s; the cleaner reads 2-2.3 and 2.3-3.3 as a
+  /// premature beat at 2.3 s whose rhythm resets.
+  static func prematurePair(start: Int64) -> AnalysisRecord {
+    var record = AnalysisRecord()
+    for event in [
+      beat(0, amplitude: 1000), beat(1, amplitude: 1000), beat(2, amplitude: start), interval(0, 1, .clean),
+      beat(2.3, amplitude: 900), interval(1, 2, .clean), beat(3.3, amplitude: 1000), interval(2, 2.3, .prematureBeat),
+      interval(2.3, 3.3, .prematureBeat), beat(4.3, amplitude: 1000), interval(3.3, 4.3, .clean),
+    ] {
+      record.add(event)
+    }
+    return record
+  }
+
+  @Test("The beat a premature pair starts from is left out when it is under half its neighbours' size")
+  func weakPrematureStartLeftOut() {
+    // Noise taken about where a beat was due makes the real pulse after it look premature
+    let record = Self.prematurePair(start: 400)
+    #expect(record.reportedBeats.map(\.seconds) == [0, 1, 2.3, 3.3, 4.3])
+    #expect(record.artefactCount == 1)
+    #expect(record.intervals.map(\.verdict) == [.clean, .clean, .prematureBeat, .prematureBeat, .clean])
+  }
+
+  @Test("A real premature beat's pair keeps every beat: the sinus beat it starts from is as large as its neighbours")
+  func realPrematurePairKept() {
+    #expect(Self.prematurePair(start: 1000).artefactCount == 0)
+    // 0.5 of the smaller neighbour (900) and above is kept
+    #expect(Self.prematurePair(start: 450).artefactCount == 0)
+  }
+
   @Test("Recovered beats are counted apart and left out of the real-time latency")
   func recoveredLatency() {
     var record = AnalysisRecord()

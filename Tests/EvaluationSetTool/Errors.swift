@@ -9,6 +9,8 @@ import StressModel
 /// pair weaker than both neighbours, which `AnalysisRecord.reportedBeats` leaves out). A false beat splits a true
 /// interval in two; a missed one joins two. The verdicts say whether the cleaner saw the artefact (and so whether
 /// the windows are safe from it) and which true beats a rule that drops flagged beats would take away too.
+/// "premature-start": the beats a premature pair starts from, by their amplitude over the smaller of their
+/// neighbours' (the rule `AnalysisRecord` applies below 0.5). `--list` prints every false beat.
 /// Counts every detection, those left out of the reported beats included.
 struct Errors: ParsableCommand {
   static let configuration = CommandConfiguration(
@@ -18,6 +20,9 @@ struct Errors: ParsableCommand {
   var all = false
 
   @OptionGroup var selection: Selection
+
+  @Flag(name: .long, help: "List every false beat: its time, the cleaner's verdicts and the intervals around it.")
+  var list = false
 
   func run() throws {
     if let reason = EvalSet.unavailableReason { fail("stressmon-evalset: \(reason)", code: 66) }
@@ -52,6 +57,13 @@ struct Errors: ParsableCommand {
           tables[condition, default: [:]]["extra-drop", default: [:]][verdict, default: 0] += 1
           tag += weaker ? "W " : ""
         }
+        if starting[t] == .prematureBeat && ending[t] != .prematureBeat && j > 0 && j + 1 < kept.count {
+          let a = Double(kept[j].beat.amplitudeQ8)
+          let ratio = a / Double(max(1, min(kept[j - 1].beat.amplitudeQ8, kept[j + 1].beat.amplitudeQ8)))
+          let bucket = ratio < 0.4 ? "<0.4" : ratio < 0.5 ? "<0.5" : ratio < 0.6 ? "<0.6" : ratio < 0.8 ? "<0.8" : ">=0.8"
+          let verdict = (matchedDetections.contains(j) ? "TP " : "FP ") + bucket
+          tables[condition, default: [:]]["premature-start", default: [:]][verdict, default: 0] += 1
+        }
         let kind = matchedDetections.contains(j) ? "TP" : "FP"
         tables[condition, default: [:]][kind, default: [:]][tag + key(t), default: 0] += 1
         if kept[j].beat.replacesPrevious, j > 0 {
@@ -62,6 +74,19 @@ struct Errors: ParsableCommand {
         if kept[j].beat.recovered {
           tables[condition, default: [:]]["recovered", default: [:]][kind, default: 0] += 1
         }
+      }
+      var lengths: [Double: (ending: Double, starting: Double)] = [:]
+      for interval in result.intervals {
+        lengths[interval.endSeconds, default: (0, 0)].ending = interval.milliseconds
+        lengths[interval.startSeconds, default: (0, 0)].starting = interval.milliseconds
+      }
+      for (j, t) in detected.enumerated() where list && !matchedDetections.contains(j) {
+        let around = lengths[t] ?? (0, 0)
+        print(
+          String(
+            format: "FP %@ %8.3f s  %@  intervals %5.0f | %5.0f ms  amplitude %.2f of the previous beat's",
+            record.name, t, key(t), around.ending, around.starting,
+            j > 0 ? Double(kept[j].beat.amplitudeQ8) / Double(max(1, kept[j - 1].beat.amplitudeQ8)) : 0))
       }
       for (j, t) in detected.enumerated() where !matchedDetections.contains(j) {
         // The nearest true beat: how far, and whether another detection matched it.
@@ -77,7 +102,7 @@ struct Errors: ParsableCommand {
     }
     for (condition, kinds) in tables.sorted(by: { $0.key < $1.key }) {
       print("== \(condition)")
-      for kind in ["recovered", "replaced", "extra-drop", "TP", "FP", "FN", "FP offset"] {
+      for kind in ["recovered", "replaced", "extra-drop", "premature-start", "TP", "FP", "FN", "FP offset"] {
         let rows = (kinds[kind] ?? [:]).sorted { $0.value > $1.value }
         let total = rows.reduce(0) { $0 + $1.value }
         print("  \(kind) \(total): " + rows.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
