@@ -6,8 +6,9 @@ import StressModel
 
 /// `stressmon-evalset errors`: where the detector's false and missed beats fall, by the IBI cleaner's verdicts
 /// around them ("ending|starting"; "R" marks a beat recovered by search-back, "W" the middle of an `extra_beat`
-/// pair weaker than both neighbours, which `AnalysisRecord.reportedBeats` leaves out). A false beat splits a true
-/// interval in two; a missed one joins two. The verdicts say whether the cleaner saw the artefact (and so whether
+/// pair weaker than both neighbours, which `AnalysisRecord.reportedBeats` leaves out; "L" another beat it leaves
+/// out: a replaced one, or the weak start of a premature pair). A false beat splits a true interval in two; a
+/// missed one joins two. The verdicts say whether the cleaner saw the artefact (and so whether
 /// the windows are safe from it) and which true beats a rule that drops flagged beats would take away too.
 /// "premature-start": the beats a premature pair starts from, by their amplitude over the smaller of their
 /// neighbours' (the rule `AnalysisRecord` applies below 0.5). `--list` prints every false beat.
@@ -33,7 +34,8 @@ struct Errors: ParsableCommand {
       let result = try EvalAnalyzer.analysis(of: record)
       let scored = { (t: Double) in !record.excludedSpans.contains { $0.contains(t) } }
       let truth = record.visibleBeats.map(\.seconds).filter(scored)
-      let kept = result.beats.filter { scored($0.seconds) }
+      let keptIndices = result.beats.indices.filter { scored(result.beats[$0].seconds) }
+      let kept = keptIndices.map { result.beats[$0] }
       let detected = kept.map(\.seconds)
       let pairs = BeatScoring.match(reference: truth, detected: detected, tolerance: EvalScore.toleranceSeconds)
       let matchedDetections = Set(pairs.map(\.1))
@@ -50,6 +52,7 @@ struct Errors: ParsableCommand {
       let condition = spec.condition.rawValue
       for (j, t) in detected.enumerated() {
         var tag = kept[j].beat.recovered ? "R " : ""
+        let leftOut = result.isArtefact[keptIndices[j]]
         if ending[t] == .extraBeat && starting[t] == .extraBeat && j > 0 && j + 1 < kept.count {
           let a = kept[j].beat.amplitudeQ8
           let weaker = a < kept[j - 1].beat.amplitudeQ8 && a < kept[j + 1].beat.amplitudeQ8
@@ -64,6 +67,7 @@ struct Errors: ParsableCommand {
           let verdict = (matchedDetections.contains(j) ? "TP " : "FP ") + bucket
           tables[condition, default: [:]]["premature-start", default: [:]][verdict, default: 0] += 1
         }
+        if leftOut && !tag.contains("W") { tag += "L " }
         let kind = matchedDetections.contains(j) ? "TP" : "FP"
         tables[condition, default: [:]][kind, default: [:]][tag + key(t), default: 0] += 1
         if kept[j].beat.replacesPrevious, j > 0 {
@@ -84,8 +88,9 @@ struct Errors: ParsableCommand {
         let around = lengths[t] ?? (0, 0)
         print(
           String(
-            format: "FP %@ %8.3f s  %@  intervals %5.0f | %5.0f ms  amplitude %.2f of the previous beat's",
-            record.name, t, key(t), around.ending, around.starting,
+            format: "FP %@ %8.3f s  %@%@  intervals %5.0f | %5.0f ms  amplitude %.2f of the previous beat's",
+            record.name, t, result.isArtefact[keptIndices[j]] ? "(left out) " : "", key(t), around.ending,
+            around.starting,
             j > 0 ? Double(kept[j].beat.amplitudeQ8) / Double(max(1, kept[j - 1].beat.amplitudeQ8)) : 0))
       }
       for (j, t) in detected.enumerated() where !matchedDetections.contains(j) {
