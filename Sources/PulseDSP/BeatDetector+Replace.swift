@@ -1,12 +1,13 @@
-// A peak inside the refractory period after a beat, clearly larger than that beat: the beat was a noise or shoulder
-// peak ahead of the real pulse (low perfusion, motion), and the refractory period would throw the pulse away. It
-// is the merge window's rule (the higher peak wins) carried to the refractory period after the fact: the larger
-// peak replaces the beat, reported with `DetectedBeat.replacesPrevious`, and every reference the replaced beat set
-// is set again from it. Per candidate; integer only.
+// A peak soon after a beat that shows the beat was a noise or shoulder peak ahead of the real pulse (low perfusion,
+// motion): inside the refractory period, a peak clearly larger than the beat; inside the refractory period or the
+// secondary-wave zone, a larger peak that the rhythm points to when the beat came early. It is the merge window's
+// rule (the higher peak wins) carried past the merge window after the fact: the peak replaces the beat, reported
+// with `DetectedBeat.replacesPrevious`, and every reference the replaced beat set is set again from it. Per
+// candidate; integer only.
 extension BeatDetector {
-  /// Whether candidate `c`, inside the refractory period after the last beat, replaces that beat: at least
-  /// `replaceAmplitudeRatio` times its amplitude, and passing the score against the references. (A secondary wave is
-  /// smaller than its own beat; a real beat cannot follow a real beat this closely.)
+  /// Whether candidate `c` replaces the last beat by its size: at least `minimumQ8` (Q8) times that beat's amplitude
+  /// (`replaceAmplitudeRatio` inside the refractory period), and passing the score against the references. (A
+  /// secondary wave is smaller than its own beat; a real beat cannot follow a real beat this closely.)
   mutating func replacesLastBeat(_ c: Candidate, atLeastQ8 minimumQ8: Int64) -> Bool {
     guard rhythm.hasLastBeat, rhythm.hasPreviousBeat, !references.isEmpty else { return false }
     let p = parameters
@@ -17,12 +18,12 @@ extension BeatDetector {
       && amplitudeRatio &* slopeRatio >= p.scoreThresholdQ16
   }
 
-  /// Whether candidate `c`, inside the secondary-wave zone after the last beat, replaces it: that beat came early
-  /// (more than `regularTolerance` before the expected interval), `c` comes on the rhythm from the beat before it,
-  /// and `c` is at least `replaceAmplitudeRatio` times as large and passes the score. A noise peak taken ahead of
-  /// the pulse otherwise keeps the real pulse out (its zone asks only 0.6 × its size of the next peak, but the
-  /// energy gate, the template and the rhythm then see the pulse as a second, early beat). A premature beat is
-  /// followed by nothing on the old rhythm, and a real beat after a real beat is not on it either.
+  /// Whether candidate `c`, inside the refractory period or the secondary-wave zone after the last beat, replaces
+  /// it: that beat came before the expected interval, `c` lands nearer it from the beat before (and within
+  /// `regularTolerance`), and `c` is at least `onRhythmReplaceAmplitudeRatio` times as large and passes the score.
+  /// A noise peak taken ahead of the pulse otherwise keeps the real pulse out (its zone asks only half its size of
+  /// the next peak, but the energy gate, the template and the rhythm then see the pulse as a second, early beat).
+  /// A premature beat is followed by nothing on the old rhythm, and a real beat after a real beat is not on it.
   @inline(never)
   mutating func replacesEarlyBeat(_ c: Candidate, expected: Int64) -> Bool {
     guard rhythm.hasPreviousBeat, expected > 0 else { return false }

@@ -50,12 +50,13 @@ enum BeatDetectorTuning {
   // MARK: - Secondary (dicrotic / reflected) waves
 
   /// The reflected wave arrives 0.2-0.4 s after the systolic peak whatever the heart rate. Within this zone
-  /// after a beat (or 0.6 of the expected interval if longer), a candidate must be at least 0.6 as tall and
-  /// as large as that beat: real beats this close are alike, secondary waves are smaller and lower.
+  /// after a beat (or 0.6 of the expected interval if longer), a candidate must be at least 0.5 as tall and
+  /// as large as that beat: secondary waves are smaller and lower. (0.6 turned away early beats, which are weak
+  /// because their ventricle had less time to fill: AF's short-coupled beats, premature beats at 25 Hz.)
   static let secondaryZoneSeconds = 0.45
   static let secondaryZoneShareOfInterval = 0.6
-  static let secondaryRatio = 0.6
-  /// Up to this long after a beat (or the zone, if longer), a candidate lower than 0.6 × the last beat's
+  static let secondaryRatio = 0.5
+  /// Up to this long after a beat (or the zone, if longer), a candidate lower than 0.5 × the last beat's
   /// height and rising less than it is a late secondary wave.
   static let secondaryHeightZoneSeconds = 0.6
   /// The zones are a guard while the pulse is unknown. A secondary wave recurs after nearly every beat at the
