@@ -128,8 +128,9 @@ struct AnalyzeJSON {
   var lostSamples: Int
   /// Beats found by search-back (in `beats`; reported late, so not in `latency_ms_max`).
   var recoveredBeats: Int
-  /// Detections left out of `beats`: the IBI cleaner showed them to be false (an extra beat, weaker than both
-  /// neighbours), or the detector replaced them (a larger peak inside the refractory period).
+  /// Detections left out of `beats`: the IBI cleaner's patterns and the beats' sizes showed them to be false (an
+  /// extra beat weaker than both neighbours; the start of a premature pair under half its neighbours' size), or the
+  /// detector replaced them (`DetectedBeat.replacesPrevious`). `AnalysisRecord.reportedBeats` has the rules.
   var artefactBeats: Int
 
   var text: String {

@@ -17,17 +17,13 @@ struct Errors: ParsableCommand {
   static let configuration = CommandConfiguration(
     abstract: "Count false and missed beats by condition and by the cleaner's verdicts around them.")
 
-  @Flag(name: .long, help: "Score the whole set as selected by the flags below instead of the tests' subset.")
-  var all = false
-
-  @OptionGroup var selection: Selection
+  @OptionGroup var records: ScoredSelection
 
   @Flag(name: .long, help: "List every false beat: its time, the cleaner's verdicts and the intervals around it.")
   var list = false
 
   func run() throws {
-    if let reason = EvalSet.unavailableReason { fail("stressmon-evalset: \(reason)", code: 66) }
-    let specs = all ? selection.specs : EvalSet.subsetSpecs()
+    let specs = records.specs()
     var tables: [String: [String: [String: Int]]] = [:]
     for spec in specs {
       let record = try EvalSet.cachedRecord(spec)
@@ -63,7 +59,7 @@ struct Errors: ParsableCommand {
         if starting[t] == .prematureBeat && ending[t] != .prematureBeat && j > 0 && j + 1 < kept.count {
           let a = Double(kept[j].beat.amplitudeQ8)
           let ratio = a / Double(max(1, min(kept[j - 1].beat.amplitudeQ8, kept[j + 1].beat.amplitudeQ8)))
-          let bucket = ratio < 0.4 ? "<0.4" : ratio < 0.5 ? "<0.5" : ratio < 0.6 ? "<0.6" : ratio < 0.8 ? "<0.8" : ">=0.8"
+          let bucket = [0.4, 0.5, 0.6, 0.8].first { ratio < $0 }.map { "<\($0)" } ?? ">=0.8"
           let verdict = (matchedDetections.contains(j) ? "TP " : "FP ") + bucket
           tables[condition, default: [:]]["premature-start", default: [:]][verdict, default: 0] += 1
         }
@@ -80,7 +76,7 @@ struct Errors: ParsableCommand {
         }
       }
       var lengths: [Double: (ending: Double, starting: Double)] = [:]
-      for interval in result.intervals {
+      for interval in result.intervals where list {
         lengths[interval.endSeconds, default: (0, 0)].ending = interval.milliseconds
         lengths[interval.startSeconds, default: (0, 0)].starting = interval.milliseconds
       }
@@ -108,7 +104,7 @@ struct Errors: ParsableCommand {
     for (condition, kinds) in tables.sorted(by: { $0.key < $1.key }) {
       print("== \(condition)")
       for kind in ["recovered", "replaced", "extra-drop", "premature-start", "TP", "FP", "FN", "FP offset"] {
-        let rows = (kinds[kind] ?? [:]).sorted { $0.value > $1.value }
+        let rows = (kinds[kind] ?? [:]).sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
         let total = rows.reduce(0) { $0 + $1.value }
         print("  \(kind) \(total): " + rows.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
       }

@@ -11,17 +11,13 @@ struct WindowErrors: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "window-errors", abstract: "Shown windows more than 10 % off, by the verdicts inside them.")
 
-  @Flag(name: .long, help: "Score the whole set as selected by the flags below instead of the tests' subset.")
-  var all = false
-
-  @OptionGroup var selection: Selection
+  @OptionGroup var records: ScoredSelection
 
   @Flag(name: .long, help: "List every window more than 10 % off.")
   var list = false
 
   func run() throws {
-    if let reason = EvalSet.unavailableReason { fail("stressmon-evalset: \(reason)", code: 66) }
-    let specs = all ? selection.specs : EvalSet.subsetSpecs()
+    let specs = records.specs()
     // Per shown window: more than 10 % off?, a clean stretch?, its condition, and the verdicts inside it.
     var rows: [(wrong: Bool, clean: Bool, condition: String, noise: Int, premature: Int, rejectedShare: Double)] = []
     for spec in specs {

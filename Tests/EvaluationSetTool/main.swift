@@ -65,7 +65,7 @@ struct Write: ParsableCommand {
   }
 }
 
-/// Which records: the flags shared by `write` and `score`.
+/// Which records: the flags shared by `write` and the scoring commands.
 struct Selection: ParsableArguments {
   @Option(name: .long, help: "Records per condition and rate.")
   var seeds = 2
@@ -107,6 +107,21 @@ struct Selection: ParsableArguments {
   }
 }
 
+/// The records a scoring command reads: the tests' subset, or with `--all` the set as `Selection` picks it. The flags
+/// shared by `score`, `errors` and `window-errors`.
+struct ScoredSelection: ParsableArguments {
+  @Flag(name: .long, help: "Score the whole set as selected by the flags below instead of the tests' subset.")
+  var all = false
+
+  @OptionGroup var selection: Selection
+
+  /// The chosen records; exits with a clear line when the shared data set is not there.
+  func specs() -> [EvalRecordSpec] {
+    if let reason = EvalSet.unavailableReason { fail("stressmon-evalset: \(reason)", code: 66) }
+    return all ? selection.specs : EvalSet.subsetSpecs()
+  }
+}
+
 struct Score: ParsableCommand {
   static let configuration = CommandConfiguration(
     abstract: "Score stressmon's analysis chain (in process) per condition, as the tests do.",
@@ -115,17 +130,13 @@ struct Score: ParsableCommand {
       EvalSummary's, defined as scripts/accuracy_score.py defines them (bench-accuracy adds the peers).
       """)
 
-  @Flag(name: .long, help: "Score the whole set as selected by the flags below instead of the tests' subset.")
-  var all = false
-
-  @OptionGroup var selection: Selection
+  @OptionGroup var records: ScoredSelection
 
   @Flag(name: .long, help: "JSON on stdout.")
   var json = false
 
   func run() throws {
-    if let reason = EvalSet.unavailableReason { fail("stressmon-evalset: \(reason)", code: 66) }
-    let specs = all ? selection.specs : EvalSet.subsetSpecs()
+    let specs = records.specs()
     let scores = try specs.map { try EvalSet.score($0, analyzer: .stressmon) }
     var groups: [(String, EvalSummary)] = EvalCondition.allCases.compactMap { condition in
       let mine = scores.filter { $0.condition == condition }
