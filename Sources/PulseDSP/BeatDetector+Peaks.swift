@@ -56,7 +56,7 @@ extension BeatDetector {
     merge.replaces = false
     if rhythm.hasLastBeat && sinceLast < p.refractorySamples {
       // Both replacement rules ask for a peak larger than the beat (the early-beat rule the least).
-      merge.replaces = c.amplitude &* 256 >= p.onRhythmReplaceAmplitudeQ8 &* references.lastAmplitude
+      merge.replaces = outgrowsLastBeat(c, atLeastQ8: p.onRhythmReplaceAmplitudeQ8)
         && (replacesLastBeat(c, atLeastQ8: p.replaceAmplitudeQ8) || replacesEarlyBeat(c, expected: rhythm.expected))
       return merge.replaces
     }
@@ -70,7 +70,7 @@ extension BeatDetector {
       let expected = rhythm.intervals.isEmpty ? 0 : rhythm.intervals.median
       let (zone, heightZone) = secondaryZones(expected: expected)
       // (The size test first: most candidates here are secondary waves, smaller than the beat.)
-      if sinceLast < zone && c.amplitude &* 256 >= p.onRhythmReplaceAmplitudeQ8 &* references.lastAmplitude
+      if sinceLast < zone && outgrowsLastBeat(c, atLeastQ8: p.onRhythmReplaceAmplitudeQ8)
         && replacesEarlyBeat(c, expected: expected)
       {
         merge.replaces = true

@@ -5,13 +5,20 @@
 // with `DetectedBeat.replacesPrevious`, and every reference the replaced beat set is set again from it. Per
 // candidate; integer only.
 extension BeatDetector {
+  /// Whether `c`'s amplitude is at least `minimumQ8` (Q8) times the last beat's: the first test of every replacement,
+  /// and the cheap one (`judge` asks it before calling the rules, since most candidates near a beat are smaller).
+  @inline(__always)
+  func outgrowsLastBeat(_ c: Candidate, atLeastQ8 minimumQ8: Int64) -> Bool {
+    c.amplitude &* 256 >= minimumQ8 &* references.lastAmplitude
+  }
+
   /// Whether candidate `c` replaces the last beat by its size: at least `minimumQ8` (Q8) times that beat's amplitude
   /// (`replaceAmplitudeRatio` inside the refractory period), and passing the score against the references. (A
   /// secondary wave is smaller than its own beat; a real beat cannot follow a real beat this closely.)
   mutating func replacesLastBeat(_ c: Candidate, atLeastQ8 minimumQ8: Int64) -> Bool {
     guard rhythm.hasLastBeat, rhythm.hasPreviousBeat, !references.isEmpty else { return false }
     let p = parameters
-    guard c.amplitude &* 256 >= minimumQ8 &* references.lastAmplitude else { return false }
+    guard outgrowsLastBeat(c, atLeastQ8: minimumQ8) else { return false }
     let amplitudeRatio = ratioQ8(c.amplitude, references.amplitude)
     let slopeRatio = ratioQ8(c.slope, references.slope)
     return amplitudeRatio >= p.featureFloorQ8 && slopeRatio >= p.featureFloorQ8
