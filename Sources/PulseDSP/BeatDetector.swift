@@ -192,24 +192,56 @@ public struct BeatDetector: Sendable {
     }
   }
 
-  /// Raw intensity (pulses down) falls to a small fraction of its level when the finger leaves the sensor,
-  /// whatever the sensor: a block whose mean is below `BeatDetectorTuning.contactLossShare` of the level seen
-  /// while beats were good is "no contact", until the level comes back or `contactMemorySeconds` pass (a
-  /// finger put back more lightly is then accepted). Without this, noise after the finger left would be
-  /// searched for beats.
-  mutating func lightLost(_ block: RawSignalMonitor.BlockState) -> Bool {
-    guard invert else { return false }
-    let mean = monitor.lastMean
-    contact.blocksSince += 1
-    if contact.level > 0 && contact.blocksSince <= parameters.contactMemoryBlocks
-      && mean < (contact.level &* parameters.contactLossShareQ8) >> 8
-    {
+  /// A finished half-second block of raw input. Raw intensity (pulses down) falls to a small fraction of its level
+  /// when the finger leaves the sensor, whatever the sensor: a block whose mean is below `BeatDetectorTuning.contactLossShare` of the level seen
+  /// while beats were good is "no contact". Contact is back when the level returns, or when it rises to
+  /// `contactReturnRise` × the darkest block since it was lost (a finger put back more lightly: the light comes
+  /// back from the dark, whereas ambient light while lifted stays where it fell), or after `contactMemorySeconds`.
+  /// Without this, noise after the finger left would be searched for beats.
+  mutating func handleBlock(_ reported: RawSignalMonitor.BlockState) {
+    if invert {
+      let mean = monitor.lastMean
+      contact.blocksSince += 1
+      if contact.level > 0 && contact.blocksSince <= parameters.contactMemoryBlocks
+        && mean < (contact.level &* parameters.contactLossShareQ8) >> 8
+      {
+        // Out of line, as a tail call: the path with contact saves no registers for it.
+        return handleDimBlock(reported, mean: mean)
+      }
+      if reported == .usable && quality == .good {
+        contact.level = mean
+        contact.blocksSince = 0
+      }
+    }
+    handleBlockState(reported)
+  }
+
+  @inline(never)
+  mutating func handleDimBlock(_ reported: RawSignalMonitor.BlockState, mean: Int64) {
+    handleBlockState(staysDark(mean) ? .dark : reported)
+  }
+
+  /// A block under the contact level's share: still dark, unless the light has come back from the darkest level
+  /// since and settled (then that lower level is the contact level).
+  mutating func staysDark(_ mean: Int64) -> Bool {
+    // The previous block was dark too when it was the one just before (no store on the path with contact).
+    let continuing = contact.darkBlock == contact.blocksSince - 1
+    contact.darkBlock = contact.blocksSince
+    if !continuing || mean < contact.darkest {
+      contact.darkest = mean
+      contact.previousMean = mean
       return true
     }
-    if block == .usable && quality == .good {
-      contact.level = mean
-      contact.blocksSince = 0
-    }
+    // Back at a lower level only once it has settled there (two blocks within 1/8 of each other): while the
+    // light is still rising, the filters would restart on the step.
+    let previous = contact.previousMean
+    contact.previousMean = mean
+    let change = mean > previous ? mean &- previous : previous &- mean
+    let back = mean >= contact.darkest &* BeatDetectorTuning.contactReturnRise
+      && mean >= contact.level >> BeatDetectorTuning.contactReturnFloorShift && change <= mean >> 3
+    if !back { return true }
+    contact.level = mean
+    contact.blocksSince = 0
     return false
   }
 
@@ -219,11 +251,10 @@ public struct BeatDetector: Sendable {
     outbox.qualityChangedAt = stream
   }
 
-  /// A finished half-second block of raw input: bad blocks suspend detection, the first good one after them
-  /// restarts learning.
-  mutating func handleBlock(_ reported: RawSignalMonitor.BlockState) {
+  /// What a block does: bad blocks suspend detection, the first good one after them restarts learning.
+  @inline(__always)
+  mutating func handleBlockState(_ block: RawSignalMonitor.BlockState) {
     let blockStart = position &- Int64(monitor.blockLength)
-    let block = lightLost(reported) ? .dark : reported
     switch block {
     case .usable:
       if contact.rawBad {

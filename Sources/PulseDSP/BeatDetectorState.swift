@@ -18,6 +18,11 @@ extension BeatDetector {
     /// Raw-intensity input: the light level (block mean) while beats were good, and how many blocks ago.
     var level: Int64 = 0
     var blocksSince = 0
+    /// Below `level`'s share: the last such block (as `blocksSince`), the darkest block mean since the light fell,
+    /// and the last block's mean.
+    var darkBlock = -2
+    var darkest: Int64 = 0
+    var previousMean: Int64 = 0
   }
 
   /// The hysteresis peak/trough tracker: alternates between climbing to a peak and descending to a trough; a

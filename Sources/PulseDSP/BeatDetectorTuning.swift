@@ -151,8 +151,13 @@ enum BeatDetectorTuning {
   /// Raw intensity below this share of its level during good beats means the finger left (reflectance
   /// drops by 90 % and more; pressure and motion change it by tens of per cent)...
   static let contactLossShare = 0.25
-  /// ...remembered this long, after which a new, lower level is accepted as contact.
-  static let contactMemorySeconds = 30.0
+  /// ...the old level is remembered this long, after which any level is accepted as contact.
+  static let contactMemorySeconds = 120.0
+  /// A finger put back more lightly: the light rises to this many times the darkest level since it was lost, and
+  /// to at least 1/2^`contactReturnFloorShift` of the old level (ambient light through a lifted finger's gap
+  /// moves by far less; a lifted finger may stay off for minutes).
+  static let contactReturnRise: Int64 = 4
+  static let contactReturnFloorShift: Int64 = 4
 
   /// Expected interval before any is known (only used for the adaptation timers).
   static let defaultIntervalSeconds = 1.0

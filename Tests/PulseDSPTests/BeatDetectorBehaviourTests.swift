@@ -109,6 +109,37 @@ struct BeatDetectorBehaviourTests {
     #expect(firstAfter.position - end < 2 * recording.rateHz)
   }
 
+  @Test(
+    "A finger lifted for 50 s gives no beats from the ambient light; put back at a fifth of the old light, beats resume",
+    arguments: [1, 5])
+  func longLiftAndLighterReturn(lighterBy divisor: Int32) throws {
+    // Given raw intensity with 50 s of ambient light (300 ± 15 counts), then the finger back at the old light or at
+    // a fifth of it
+    let recording = try SharedRecording.load("bsn_fspo2_chn1")
+    var samples = recording.samples.map { $0 + 150_000 }
+    var state: UInt32 = 78
+    let from = 15_000
+    let to = 65_000
+    for i in from..<to {
+      state = state &* 1_664_525 &+ 1_013_904_223
+      samples[i] = 285 + Int32(state >> 27)
+    }
+    for i in to..<samples.count { samples[i] /= divisor }
+    let (beats, qualities) = try recording.detect(samples: samples)
+    let start = Double(recording.skipped + from)
+    let end = Double(recording.skipped + to)
+    // Then: no contact throughout (the old level is remembered beyond the lift), no beat from the ambient light,
+    // and beats again within three seconds of the finger coming back, about one per 0.72 s (83 bpm)
+    #expect(qualities.contains { $0.0 == .noContact && abs(Double($0.1) - start) <= 0.5 * recording.rateHz })
+    #expect(!qualities.contains { $0.0 != .noContact && Double($0.1) > start + 500 && Double($0.1) < end })
+    #expect(beats.filter { $0.position > start + 300 && $0.position < end }.isEmpty)
+    let firstAfter = try #require(beats.first { $0.position > end })
+    #expect(firstAfter.position - end < 3 * recording.rateHz)
+    let after = beats.filter { $0.position > end + 5 * recording.rateHz }.count
+    let expected = (Double(samples.count) - Double(to) - 5 * recording.rateHz) / (0.72 * recording.rateHz)
+    #expect(Double(after) > 0.9 * expected)
+  }
+
   @Test("An input pinned at an 18-bit rail is 'saturated'; beats stop there and resume after it")
   func railIsSaturated() throws {
     // Given raw intensity (pulses down) with 10 s pinned at 2^18 − 1 in the middle
