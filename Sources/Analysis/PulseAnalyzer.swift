@@ -146,7 +146,8 @@ public struct PulseAnalyzer: Sendable {
       let time = Double(at) / rateHz
       if quality != .good && quality != .clipped {
         // The detector restarted or stopped: the rhythm is broken there, never stitched across.
-        breakSegment(cleaner: &cleaner, windowing: &windowing, sink)
+        let lost = quality == .noContact || quality == .saturated
+        breakSegment(cleaner: &cleaner, windowing: &windowing, contactLostAt: lost ? time : nil, sink)
       }
       windowing.setSignalState(Self.windowState(quality), atSeconds: time)
       sink(.quality(quality, atSeconds: time))
@@ -158,9 +159,10 @@ public struct PulseAnalyzer: Sendable {
   }
 
   private static func breakSegment(
-    cleaner: inout IBICleaner, windowing: inout HRVWindowing, _ sink: (AnalysisEvent) -> Void
+    cleaner: inout IBICleaner, windowing: inout HRVWindowing, contactLostAt lost: Double? = nil,
+    _ sink: (AnalysisEvent) -> Void
   ) {
-    cleaner.breakSegment { interval in
+    cleaner.breakSegment(contactLostAtSeconds: lost) { interval in
       windowing.add(interval)
       sink(.interval(interval))
     }

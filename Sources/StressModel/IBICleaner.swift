@@ -82,6 +82,9 @@ public struct IBICleaner: Sendable {
   static let thresholdRefresh = 8
   /// Fewest reference intervals to judge at all.
   static let minimumReference = 4
+  /// How long before a lost contact is found a beat may be the light's fall: the detector finds it from a
+  /// half-second block whose mean fell, and a finger takes up to about half a second to leave.
+  public static let contactEdgeSeconds = 1.0
 
   // MARK: - Properties
 
@@ -146,9 +149,20 @@ public struct IBICleaner: Sendable {
     lastBeat = seconds
   }
 
-  /// A gap or a detector restart: judges what waits, and the next beat starts a new segment.
-  public mutating func breakSegment(_ emit: (InterBeatInterval) -> Void) {
-    while !waiting.isEmpty { judgeNext(emit) }
+  /// A gap or a detector restart: judges what waits, and the next beat starts a new segment. `contactLostAtSeconds`:
+  /// the restart is a lost contact (a lifted finger, saturated light) found from there; the intervals ending less
+  /// than `contactEdgeSeconds` before it are `contactLost`, not judged.
+  public mutating func breakSegment(contactLostAtSeconds lost: Double? = nil, _ emit: (InterBeatInterval) -> Void) {
+    while let first = waiting.first {
+      if let lost, first.end >= lost - Self.contactEdgeSeconds {
+        waiting.removeFirst()
+        pairedVerdict = nil
+        rejectedCount += 1
+        emit(InterBeatInterval(startSeconds: first.start, endSeconds: first.end, verdict: .contactLost, segment: segment))
+      } else {
+        judgeNext(emit)
+      }
+    }
     clean.removeAll()
     judgedPlausible.removeAll()
     lastWasClean = false

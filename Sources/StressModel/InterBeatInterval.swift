@@ -20,6 +20,9 @@ public struct InterBeatInterval: Sendable, Equatable, Codable {
     case irregular
     /// Too few plausible neighbours in its segment to judge it (a short stretch between gaps).
     case unverified
+    /// Ends just before the finger left the sensor or the light saturated it: on raw intensity the light's fall
+    /// looks like a pulse, so its end beat may be none.
+    case contactLost = "contact_lost"
   }
 
   /// The beats that bound it, seconds on the stream timeline.

@@ -156,4 +156,28 @@ struct IBICleanerTests {
     lone.remove(at: 32)
     #expect(Self.clean(lone)[30].verdict == .implausible)
   }
+
+  @Test("A lost contact sets aside the intervals that end within a second before it; the earlier ones are judged")
+  func contactLostSetsAsideTheEdge() throws {
+    let nn = try SharedData.column("rr/pyhrv_nni_short.csv")
+    let times = Array(Self.beats(nn).prefix(60))
+    // The finger leaves 0.3 s after beat 59: the light's fall could be beat 59 itself, or the one before at
+    // short intervals.
+    let lost = times[59] + 0.3
+    var cleaner = IBICleaner()
+    var judged: [InterBeatInterval] = []
+    for beat in times { cleaner.addBeat(atSeconds: beat) { judged.append($0) } }
+    cleaner.breakSegment(contactLostAtSeconds: lost) { judged.append($0) }
+    #expect(judged.count == 59)
+    let setAside = judged.filter { $0.verdict == .contactLost }
+    #expect(!setAside.isEmpty && setAside.allSatisfy { $0.endSeconds >= lost - IBICleaner.contactEdgeSeconds })
+    #expect(judged.filter { $0.endSeconds < lost - IBICleaner.contactEdgeSeconds }.allSatisfy { $0.verdict != .contactLost })
+    #expect(judged.filter { $0.verdict == .clean }.count >= 55)
+    // A plain break (a gap, a restart) judges them all.
+    var plain = IBICleaner()
+    var all: [InterBeatInterval] = []
+    for beat in times { plain.addBeat(atSeconds: beat) { all.append($0) } }
+    plain.breakSegment { all.append($0) }
+    #expect(!all.contains { $0.verdict == .contactLost })
+  }
 }
