@@ -138,7 +138,7 @@ public struct PulseAnalyzer: Sendable {
         cleaner.replaceLastBeat(atSeconds: time)
         return
       }
-      cleaner.addBeat(atSeconds: time) { interval in
+      cleaner.addBeat(atSeconds: time, size: Double(beat.amplitudeQ8)) { interval in
         windowing.add(interval)
         sink(.interval(interval))
       }

@@ -85,6 +85,11 @@ public struct IBICleaner: Sendable {
   /// How long before a lost contact is found a beat may be the light's fall: the detector finds it from a
   /// half-second block whose mean fell, and a finger takes up to about half a second to leave.
   public static let contactEdgeSeconds = 1.0
+  /// A beat this many times the median size of the last `sizeHistory` beats (those not outsized) is motion: a
+  /// pulse's size changes by tens of per cent from beat to beat, with breathing by up to about twice; a movement
+  /// of the finger moves the light many times more. Its time is not the pulse's either way.
+  public static let outsizedRatio = 3.0
+  static let sizeHistory = 8
 
   // MARK: - Properties
 
@@ -96,8 +101,12 @@ public struct IBICleaner: Sendable {
 
   private var segment = 0
   private var lastBeat: Double?
-  /// Intervals waiting for their verdict, oldest first (at most `lookAhead` + 1).
-  private var waiting: [(start: Double, end: Double)] = []
+  /// Intervals waiting for their verdict, oldest first (at most `lookAhead` + 1), and whether a beat bounding it
+  /// is outsized.
+  private var waiting: [(start: Double, end: Double, outsized: Bool)] = []
+  /// The last beat was outsized; the sizes of recent beats that were not.
+  private var lastOutsized = false
+  private var sizes: RecentValues
   /// The verdict the oldest waiting interval already has (the second of a pair), if any.
   private var pairedVerdict: InterBeatInterval.Verdict?
   /// This segment's last clean intervals and last judged plausible intervals, ms.
@@ -124,16 +133,23 @@ public struct IBICleaner: Sendable {
     judgedPlausible = RecentValues(capacity: Self.leftFallback)
     deviations = RecentValues(capacity: Self.spreadHistory)
     jumps = RecentValues(capacity: Self.spreadHistory)
+    sizes = RecentValues(capacity: Self.sizeHistory)
     scratch = [Double](repeating: 0, count: Self.spreadHistory)
   }
 
   // MARK: - Public
 
-  /// A beat at `seconds` (stream timeline, increasing). Emits the intervals that can now be judged.
-  public mutating func addBeat(atSeconds seconds: Double, _ emit: (InterBeatInterval) -> Void) {
-    defer { lastBeat = seconds }
+  /// A beat at `seconds` (stream timeline, increasing), of `size` (the pulse's amplitude in any unit, the same
+  /// for every beat; nil when not known). Emits the intervals that can now be judged. Both intervals at an
+  /// outsized beat (`outsizedRatio`) are `outsizedBeat`.
+  public mutating func addBeat(atSeconds seconds: Double, size: Double? = nil, _ emit: (InterBeatInterval) -> Void) {
+    let outsized = size.map { isOutsized($0) } ?? false
+    defer {
+      lastBeat = seconds
+      lastOutsized = outsized
+    }
     guard let previous = lastBeat, seconds > previous else { return }
-    waiting.append((previous, seconds))
+    waiting.append((previous, seconds, outsized || lastOutsized))
     while waiting.count > Self.lookAhead { judgeNext(emit) }
   }
 
@@ -154,7 +170,7 @@ public struct IBICleaner: Sendable {
   /// than `contactEdgeSeconds` before it are `contactLost`, not judged.
   public mutating func breakSegment(contactLostAtSeconds lost: Double? = nil, _ emit: (InterBeatInterval) -> Void) {
     while let first = waiting.first {
-      if let lost, first.end >= lost - Self.contactEdgeSeconds {
+      if let lost, first.end >= lost - Self.contactEdgeSeconds, !first.outsized {
         waiting.removeFirst()
         pairedVerdict = nil
         rejectedCount += 1
@@ -168,7 +184,18 @@ public struct IBICleaner: Sendable {
     lastWasClean = false
     pairedVerdict = nil
     lastBeat = nil
+    lastOutsized = false
     segment += 1
+  }
+
+  /// Whether a beat of `size` is outsized against the recent ones; remembers it if not.
+  private mutating func isOutsized(_ size: Double) -> Bool {
+    if sizes.count == Self.sizeHistory {
+      let n = sizes.copyNewest(Self.sizeHistory, to: &scratch, at: 0)
+      if let median = Statistics.medianInPlace(&scratch, count: n), size > Self.outsizedRatio * median { return true }
+    }
+    sizes.push(size)
+    return false
   }
 
   /// The end of the stream.
@@ -192,7 +219,11 @@ public struct IBICleaner: Sendable {
   private mutating func judgeNext(_ emit: (InterBeatInterval) -> Void) {
     let x = milliseconds(0)
     let verdict: InterBeatInterval.Verdict
-    if let paired = pairedVerdict {
+    if waiting[0].outsized {
+      // Motion: neither a reference nor a pattern's part.
+      verdict = .outsizedBeat
+      pairedVerdict = nil
+    } else if let paired = pairedVerdict {
       verdict = paired
       pairedVerdict = nil
     } else {

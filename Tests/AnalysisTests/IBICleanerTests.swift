@@ -1,3 +1,5 @@
+import Foundation
+import Platform
 import StressModel
 import TestSupport
 import Testing
@@ -179,5 +181,30 @@ struct IBICleanerTests {
     for beat in times { plain.addBeat(atSeconds: beat) { all.append($0) } }
     plain.breakSegment { all.append($0) }
     #expect(!all.contains { $0.verdict == .contactLost })
+  }
+
+  @Test("A beat over three times the recent beats' size is motion: both its intervals are set aside, nothing else")
+  func outsizedBeatIsMotion() throws {
+    let nn = try SharedData.column("rr/systole_rr.csv")
+    let times = Self.beats(nn)
+    // Sizes swing with breathing (0.6 to 1.6, a period of 4.3 beats) and from beat to beat (±15 %, seeded):
+    // never outsized. Beat 100 is a movement, 3.5 times the size around it.
+    var random = SplitMix64(seed: 5)
+    var sizes = times.indices.map { i in
+      let unit = Double(random.next() >> 11) / Double(1 << 53)
+      return (1.1 + 0.5 * sin(2 * Double.pi * Double(i) / 4.3)) * (0.85 + 0.3 * unit)
+    }
+    sizes[100] = 3.5 * sizes[99]
+    var cleaner = IBICleaner()
+    var judged: [InterBeatInterval] = []
+    for (t, size) in zip(times, sizes) { cleaner.addBeat(atSeconds: t, size: size) { judged.append($0) } }
+    cleaner.finish { judged.append($0) }
+    #expect(judged[99].verdict == .outsizedBeat && judged[100].verdict == .outsizedBeat)
+    #expect(!judged.indices.contains { $0 != 99 && $0 != 100 && judged[$0].verdict == .outsizedBeat })
+    // The same beats without sizes: judged as before, by timing alone.
+    let plain = Self.clean(times)
+    #expect(!plain.contains { $0.verdict == .outsizedBeat })
+    #expect(judged.count == plain.count)
+    #expect(judged.indices.allSatisfy { $0 == 99 || $0 == 100 || judged[$0].verdict == plain[$0].verdict })
   }
 }

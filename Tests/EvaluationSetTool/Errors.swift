@@ -11,7 +11,8 @@ import StressModel
 /// missed one joins two. The verdicts say whether the cleaner saw the artefact (and so whether
 /// the windows are safe from it) and which true beats a rule that drops flagged beats would take away too.
 /// "premature-start": the beats a premature pair starts from, by their amplitude over the smaller of their
-/// neighbours' (the rule `AnalysisRecord` applies below 0.5). `--list` prints every false beat.
+/// neighbours' (the rule `AnalysisRecord` applies below 0.5). "size": each beat's amplitude over the median of
+/// the 8 kept before it (the IBI cleaner's `outsized_beat` test). `--list` prints every false beat.
 /// Counts every detection, those left out of the reported beats included.
 struct Errors: ParsableCommand {
   static let configuration = CommandConfiguration(
@@ -46,6 +47,7 @@ struct Errors: ParsableCommand {
         "\(ending[t]?.rawValue ?? "-")|\(starting[t]?.rawValue ?? "-")"
       }
       let condition = spec.condition.rawValue
+      var recentSizes: [Double] = []
       for (j, t) in detected.enumerated() {
         var tag = kept[j].beat.recovered ? "R " : ""
         let leftOut = result.isArtefact[keptIndices[j]]
@@ -70,6 +72,17 @@ struct Errors: ParsableCommand {
           let was = matchedDetections.contains(j - 1) ? "replaced TP" : "replaced FP"
           let now = matchedDetections.contains(j) ? "by TP" : "by FP"
           tables[condition, default: [:]]["replaced", default: [:]][was + " " + now, default: 0] += 1
+        }
+        if !kept[j].beat.recovered {
+          // Size against the median of the last 8 beats kept (the IBI cleaner's outsized-beat test).
+          let size = Double(kept[j].beat.amplitudeQ8)
+          if recentSizes.count == 8 {
+            let sorted = recentSizes.sorted()
+            let ratio = size / max(1, (sorted[3] + sorted[4]) / 2)
+            let bucket = [0.5, 1.5, 2, 2.5, 3, 4, 6].first { ratio < $0 }.map { "<\($0)" } ?? ">=6"
+            tables[condition, default: [:]]["size", default: [:]][kind + " " + bucket, default: 0] += 1
+          }
+          if !leftOut { recentSizes = Array((recentSizes + [size]).suffix(8)) }
         }
         if kept[j].beat.recovered {
           tables[condition, default: [:]]["recovered", default: [:]][kind, default: 0] += 1
@@ -103,7 +116,7 @@ struct Errors: ParsableCommand {
     }
     for (condition, kinds) in tables.sorted(by: { $0.key < $1.key }) {
       print("== \(condition)")
-      for kind in ["recovered", "replaced", "extra-drop", "premature-start", "TP", "FP", "FN", "FP offset"] {
+      for kind in ["recovered", "replaced", "extra-drop", "premature-start", "size", "TP", "FP", "FN", "FP offset"] {
         let rows = (kinds[kind] ?? [:]).sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
         let total = rows.reduce(0) { $0 + $1.value }
         print("  \(kind) \(total): " + rows.map { "\($0.key) \($0.value)" }.joined(separator: ", "))

@@ -28,7 +28,7 @@ struct WindowErrors: ParsableCommand {
         guard let error = w.sdnnError, let truth = w.truth else { continue }
         let inside = result.intervals.filter { $0.endSeconds >= w.startSeconds && $0.endSeconds < w.endSeconds }
         let noiseVerdicts: [InterBeatInterval.Verdict] = [
-          .extraBeat, .irregular, .misplacedBeat, .implausible, .missedBeat,
+          .extraBeat, .irregular, .misplacedBeat, .implausible, .missedBeat, .outsizedBeat,
         ]
         let noise = inside.filter { noiseVerdicts.contains($0.verdict) }.count
         let premature = inside.filter { $0.verdict == .prematureBeat }.count
