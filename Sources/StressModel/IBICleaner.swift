@@ -9,7 +9,7 @@
 /// - **missed beat**: a ≈ 2 (or 3): one interval spans two;
 /// - **extra beat**: a and b short, a + b ≈ 1: a false detection split one interval (both excluded);
 /// - **premature beat**: a short, b long, a jump b − a beyond D, a + b ≈ the two neighbouring intervals (or 2), and
-///   the interval after them not long (compensatory pause); or a short and b ≈ 1 with a jump beyond 0.6 D (the
+///   the interval after them not long or the jump beyond 1.5 D (compensatory pause); or a short and b ≈ 1 with a jump beyond 0.6 D (the
 ///   rhythm resets from it). Both intervals touch a non-sinus beat and are excluded, as NN intervals exclude
 ///   them;
 /// - **misplaced beat**: a long, b short, a − b beyond D, a + b ≈ the neighbours' sum: a beat found out of place
@@ -270,7 +270,10 @@ public struct IBICleaner: Sendable {
     } else if abs(a - 2) < tolerance || abs(a - 3) < 1.5 * tolerance {
       verdict = .missedBeat
     } else if let b, a < 1 - d / 2, b > 1 + d / 2, b - a > jump,
-      min(abs(a + b - pairSum), abs(a + b - 2)) < tolerance, (c ?? 1) <= 1 + d
+      min(abs(a + b - pairSum), abs(a + b - 2)) < tolerance,
+      // The interval after the pause is not long (a respiratory swing stays long), unless the jump is more than a
+      // breath makes from one beat to the next.
+      (c ?? 1) <= 1 + d || b - a > 1.5 * jump
     {
       verdict = .prematureBeat
       pairs = true

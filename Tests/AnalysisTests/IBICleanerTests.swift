@@ -122,6 +122,21 @@ struct IBICleanerTests {
     #expect(bad.subtracting(expectedBad).isEmpty, "also rejected: \(bad.subtracting(expectedBad).sorted())")
   }
 
+  @Test("A premature beat whose pause is followed by a long interval is still a premature beat")
+  func prematureBeforeALongInterval() throws {
+    let nn = try SharedData.column("rr/systole_rr.csv")
+    // Beat 120 comes 30 % early with a compensatory pause, and the interval after the pause is 28 % long (a slow
+    // breath's peak): the pause is not followed by a normal interval.
+    var intervals = nn
+    let early = 0.3 * nn[120]
+    intervals[120] -= early
+    intervals[121] += early
+    intervals[122] = 1.28 * nn[122]
+    let judged = Self.clean(Self.beats(intervals))
+    #expect(judged[120].verdict == .prematureBeat && judged[121].verdict == .prematureBeat)
+    #expect(judged[119].isClean && judged[122].isClean && judged[123].isClean)
+  }
+
   @Test("Verdicts come at most four beats late, in order; a segment break judges the waiting ones")
   func boundedDelay() throws {
     let nn = try SharedData.column("rr/pyhrv_nni_short.csv")
