@@ -104,8 +104,9 @@ public struct IBICleaner: Sendable {
   /// Intervals waiting for their verdict, oldest first (at most `lookAhead` + 1), and whether a beat bounding it
   /// is outsized.
   private var waiting: [(start: Double, end: Double, outsized: Bool)] = []
-  /// The last beat was outsized; the sizes of recent beats that were not.
+  /// The last and the one before were outsized; the sizes of recent beats that were not.
   private var lastOutsized = false
+  private var beforeLastOutsized = false
   private var sizes: RecentValues
   /// The verdict the oldest waiting interval already has (the second of a pair), if any.
   private var pairedVerdict: InterBeatInterval.Verdict?
@@ -141,15 +142,17 @@ public struct IBICleaner: Sendable {
 
   /// A beat at `seconds` (stream timeline, increasing), of `size` (the pulse's amplitude in any unit, the same
   /// for every beat; nil when not known). Emits the intervals that can now be judged. Both intervals at an
-  /// outsized beat (`outsizedRatio`) are `outsizedBeat`.
+  /// outsized beat (`outsizedRatio`) are `outsizedBeat`, and so is the one after them: the movement goes on past
+  /// its largest swing and places the next beat too.
   public mutating func addBeat(atSeconds seconds: Double, size: Double? = nil, _ emit: (InterBeatInterval) -> Void) {
     let outsized = size.map { isOutsized($0) } ?? false
     defer {
       lastBeat = seconds
+      beforeLastOutsized = lastOutsized
       lastOutsized = outsized
     }
     guard let previous = lastBeat, seconds > previous else { return }
-    waiting.append((previous, seconds, outsized || lastOutsized))
+    waiting.append((previous, seconds, outsized || lastOutsized || beforeLastOutsized))
     while waiting.count > Self.lookAhead { judgeNext(emit) }
   }
 
@@ -185,6 +188,7 @@ public struct IBICleaner: Sendable {
     pairedVerdict = nil
     lastBeat = nil
     lastOutsized = false
+    beforeLastOutsized = false
     segment += 1
   }
 

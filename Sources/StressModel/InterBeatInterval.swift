@@ -23,8 +23,8 @@ public struct InterBeatInterval: Sendable, Equatable, Codable {
     /// Ends just before the finger left the sensor or the light saturated it: on raw intensity the light's fall
     /// looks like a pulse, so its end beat may be none.
     case contactLost = "contact_lost"
-    /// Starts or ends at a beat several times the size of the recent ones: motion moved the light, so the beat's
-    /// time is not the pulse's, whether or not a pulse was there.
+    /// Starts or ends at a beat several times the size of the recent ones, or follows such an interval: motion
+    /// moved the light, so the beat's time is not the pulse's, whether or not a pulse was there.
     case outsizedBeat = "outsized_beat"
   }
 
