@@ -8,10 +8,10 @@
 /// its successor y, in units of m (a = x/m, b = y/m):
 /// - **missed beat**: a ≈ 2 (or 3): one interval spans two;
 /// - **extra beat**: a and b short, a + b ≈ 1: a false detection split one interval (both excluded);
-/// - **premature beat**: a short, b long, a jump b − a beyond D, a + b ≈ the two neighbouring intervals (or 2), and
-///   the interval after them not long or the jump beyond 1.5 D (compensatory pause); or a short and b ≈ 1 with a jump beyond 0.6 D (the
-///   rhythm resets from it). Both intervals touch a non-sinus beat and are excluded, as NN intervals exclude
-///   them;
+/// - **premature beat**: a short, b long, a jump b − a beyond D, a + b ≈ the two neighbouring intervals (or 2;
+///   within 1.5 τ when the beat between is weak), and the interval after them not long or the jump beyond 1.5 D
+///   (compensatory pause); or a short and b ≈ 1 with a jump beyond 0.6 D (the rhythm resets from it). Both
+///   intervals touch a non-sinus beat and are excluded, as NN intervals exclude them;
 /// - **misplaced beat**: a long, b short, a − b beyond D, a + b ≈ the neighbours' sum: a beat found out of place
 ///   (hidden in a shoulder, taken late), unless b and its successor are themselves an extra or a premature beat
 ///   (a respiratory peak followed by a premature beat looks the same from a alone);
@@ -89,6 +89,10 @@ public struct IBICleaner: Sendable {
   /// pulse's size changes by tens of per cent from beat to beat, with breathing by up to about twice; a movement
   /// of the finger moves the light many times more. Its time is not the pulse's either way.
   public static let outsizedRatio = 3.0
+  /// A beat under this share of that median is weak: a premature beat is (its ventricle had less time to fill), so
+  /// a short interval ending at one may form a premature pair whose sum misses by up to `weakPairTolerance` τ.
+  public static let weakRatio = 0.8
+  static let weakPairTolerance = 1.5
   static let sizeHistory = 8
 
   // MARK: - Properties
@@ -101,9 +105,9 @@ public struct IBICleaner: Sendable {
 
   private var segment = 0
   private var lastBeat: Double?
-  /// Intervals waiting for their verdict, oldest first (at most `lookAhead` + 1), and whether a beat bounding it
-  /// is outsized.
-  private var waiting: [(start: Double, end: Double, outsized: Bool)] = []
+  /// Intervals waiting for their verdict, oldest first (at most `lookAhead` + 1), whether a beat bounding it is
+  /// outsized, and whether its end beat is weak.
+  private var waiting: [(start: Double, end: Double, outsized: Bool, weakEnd: Bool)] = []
   /// The last and the one before were outsized; the sizes of recent beats that were not.
   private var lastOutsized = false
   private var beforeLastOutsized = false
@@ -143,16 +147,18 @@ public struct IBICleaner: Sendable {
   /// A beat at `seconds` (stream timeline, increasing), of `size` (the pulse's amplitude in any unit, the same
   /// for every beat; nil when not known). Emits the intervals that can now be judged. Both intervals at an
   /// outsized beat (`outsizedRatio`) are `outsizedBeat`, and so is the one after them: the movement goes on past
-  /// its largest swing and places the next beat too.
+  /// its largest swing and places the next beat too. A weak beat (`weakRatio`) widens the premature-pair test.
   public mutating func addBeat(atSeconds seconds: Double, size: Double? = nil, _ emit: (InterBeatInterval) -> Void) {
-    let outsized = size.map { isOutsized($0) } ?? false
+    let ratio = size.flatMap { sizeRatio($0) }
+    let outsized = (ratio ?? 0) > Self.outsizedRatio
+    let weak = (ratio ?? 1) < Self.weakRatio
     defer {
       lastBeat = seconds
       beforeLastOutsized = lastOutsized
       lastOutsized = outsized
     }
     guard let previous = lastBeat, seconds > previous else { return }
-    waiting.append((previous, seconds, outsized || lastOutsized || beforeLastOutsized))
+    waiting.append((previous, seconds, outsized || lastOutsized || beforeLastOutsized, weak))
     while waiting.count > Self.lookAhead { judgeNext(emit) }
   }
 
@@ -192,14 +198,16 @@ public struct IBICleaner: Sendable {
     segment += 1
   }
 
-  /// Whether a beat of `size` is outsized against the recent ones; remembers it if not.
-  private mutating func isOutsized(_ size: Double) -> Bool {
+  /// A beat's size over the median of the recent ones (nil until there are `sizeHistory`); remembers it unless
+  /// outsized.
+  private mutating func sizeRatio(_ size: Double) -> Double? {
+    var ratio: Double?
     if sizes.count == Self.sizeHistory {
       let n = sizes.copyNewest(Self.sizeHistory, to: &scratch, at: 0)
-      if let median = Statistics.medianInPlace(&scratch, count: n), size > Self.outsizedRatio * median { return true }
+      if let median = Statistics.medianInPlace(&scratch, count: n), median > 0 { ratio = size / median }
     }
-    sizes.push(size)
-    return false
+    if (ratio ?? 0) <= Self.outsizedRatio { sizes.push(size) }
+    return ratio
   }
 
   /// The end of the stream.
@@ -274,7 +282,7 @@ public struct IBICleaner: Sendable {
     } else if abs(a - 2) < tolerance || abs(a - 3) < 1.5 * tolerance {
       verdict = .missedBeat
     } else if let b, a < 1 - d / 2, b > 1 + d / 2, b - a > jump,
-      min(abs(a + b - pairSum), abs(a + b - 2)) < tolerance,
+      min(abs(a + b - pairSum), abs(a + b - 2)) < (waiting[0].weakEnd ? Self.weakPairTolerance : 1) * tolerance,
       // The interval after the pause is not long (a respiratory swing stays long), unless the jump is more than a
       // breath makes from one beat to the next.
       (c ?? 1) <= 1 + d || b - a > 1.5 * jump

@@ -137,6 +137,29 @@ struct IBICleanerTests {
     #expect(judged[119].isClean && judged[122].isClean && judged[123].isClean)
   }
 
+  @Test("A weak beat makes a premature pair of a short and a long interval whose sum misses two by up to 1.5 τ")
+  func weakPrematureBeatWithALongPause() throws {
+    let nn = try SharedData.column("rr/systole_rr.csv")
+    // Beat 121 comes 30 % early, and the pause after it is longer than compensatory: the pair sums to about 2.37
+    // reference intervals (the neighbours' sum is 1.99), more than τ = 0.3 off.
+    var intervals = nn
+    let early = 0.3 * nn[120]
+    intervals[120] -= early
+    intervals[121] += early + 0.17 * nn[121]
+    let times = Self.beats(intervals)
+    // Sizes: steady within ±10 %, the premature beat (121, which ends interval 120) at 0.6.
+    let sizes = times.indices.map { $0 == 121 ? 0.6 : 1 + 0.1 * Double(($0 * 7) % 5 - 2) / 2 }
+    var cleaner = IBICleaner()
+    var judged: [InterBeatInterval] = []
+    for (t, size) in zip(times, sizes) { cleaner.addBeat(atSeconds: t, size: size) { judged.append($0) } }
+    cleaner.finish { judged.append($0) }
+    #expect(judged[120].verdict == .prematureBeat && judged[121].verdict == .prematureBeat)
+    #expect(judged[119].isClean && judged[122].isClean)
+    // By timing alone (no sizes, or a full-sized beat) the sum is too far off for the pattern.
+    let plain = Self.clean(times)
+    #expect(!(plain[120].verdict == .prematureBeat && plain[121].verdict == .prematureBeat))
+  }
+
   @Test("Verdicts come at most four beats late, in order; a segment break judges the waiting ones")
   func boundedDelay() throws {
     let nn = try SharedData.column("rr/pyhrv_nni_short.csv")
