@@ -15,6 +15,8 @@
 /// - **misplaced beat**: a long, b short, a − b beyond D, a + b ≈ the neighbours' sum: a beat found out of place
 ///   (hidden in a shoulder, taken late), unless b and its successor are themselves an extra or a premature beat
 ///   (a respiratory peak followed by a premature beat looks the same from a alone);
+///   or a short (beyond d), then b over 1.5 with a + b within τ of a whole number (3 or more): a beat found early
+///   and the next one missed;
 /// - **irregular**: no pattern, but far off (a < 1 − 2.5d or a > 1 + 3d): noise, unexplained, or the long
 ///   interval of a premature beat the pair test missed.
 /// Everything else is clean, however far it swings: a real isolated long interval returns to normal after it,
@@ -281,6 +283,10 @@ public struct IBICleaner: Sendable {
       verdict = .implausible
     } else if abs(a - 2) < tolerance || abs(a - 3) < 1.5 * tolerance {
       verdict = .missedBeat
+    } else if let b, a < 1 - d, b > 1.5, a + b > 2.5, abs(a + b - (a + b).rounded()) < tolerance {
+      // A beat found early and the next one missed: the two span a whole number of intervals.
+      verdict = .misplacedBeat
+      pairs = true
     } else if let b, a < 1 - d / 2, b > 1 + d / 2, b - a > jump,
       min(abs(a + b - pairSum), abs(a + b - 2)) < (waiting[0].weakEnd ? Self.weakPairTolerance : 1) * tolerance,
       // The interval after the pause is not long (a respiratory swing stays long), unless the jump is more than a

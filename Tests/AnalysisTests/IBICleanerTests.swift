@@ -160,6 +160,19 @@ struct IBICleanerTests {
     #expect(!(plain[120].verdict == .prematureBeat && plain[121].verdict == .prematureBeat))
   }
 
+  @Test("A beat found early and the next one missed: the short interval and the long one after it are both set aside")
+  func earlyBeatThenAMissedOne() throws {
+    let nn = try SharedData.column("rr/systole_rr.csv")
+    // Beat 121 is found 40 % early (motion moved the peak) and beat 122 is missed: 0.6 of an interval, then about
+    // 2.4 (the missed-beat test alone catches only the second).
+    var intervals = nn
+    intervals.replaceSubrange(120...121, with: [0.6 * nn[120], 0.4 * nn[120] + nn[121] + nn[122]])
+    intervals.remove(at: 122)
+    let judged = Self.clean(Self.beats(intervals))
+    #expect(judged[120].verdict == .misplacedBeat && judged[121].verdict == .misplacedBeat)
+    #expect(judged[119].isClean && judged[122].isClean)
+  }
+
   @Test("Verdicts come at most four beats late, in order; a segment break judges the waiting ones")
   func boundedDelay() throws {
     let nn = try SharedData.column("rr/pyhrv_nni_short.csv")
