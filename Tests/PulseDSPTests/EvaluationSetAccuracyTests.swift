@@ -73,8 +73,8 @@ struct EvaluationSetAccuracyTests {
     let af = Self.scores.filter { $0.condition == .af }.flatMap(\.windows)
     let afShown = Double(af.filter(\.shown).count) / Double(max(af.count, 1))
     #expect(!af.isEmpty && afShown <= 0.1, "AF-like windows shown \(afShown)")
-    // Target 0.98, not met on this subset (measured 0.922: its 120 s records give few windows, and noisy ones weigh
-    // more; on the whole set 0.978, docs/detector.md §7).
-    #expect((all.sdnnWithin10 ?? 0) >= 0.9, "shown windows with SDNN within 10 % \(all.sdnnWithin10 ?? -1)")
+    // Target 0.98, not met on this subset (measured 0.964: its 120 s records give 166 windows, and one artefact stays
+    // in up to six of them; on the whole set 0.978, docs/detector.md §7).
+    #expect((all.sdnnWithin10 ?? 0) >= 0.95, "shown windows with SDNN within 10 % \(all.sdnnWithin10 ?? -1)")
   }
 }
