@@ -1,4 +1,5 @@
 import Analysis
+import Foundation
 import PulseDSP
 import Signals
 import StressModel
@@ -141,6 +142,39 @@ struct PulseAnalyzerTests {
     #expect(run.record.qualityChanges.contains { $0.quality == .noContact && abs($0.seconds - 200) < 1 })
     let clear = run.record.windows.filter { $0.endSeconds <= 195 || $0.startSeconds >= 245 }
     #expect(clear.filter { $0.quality == .good }.count * 10 >= clear.count * 9)
+    // The intervals ending in the second before the contact was found lost are set aside, not judged: the light's
+    // fall may have made their end beat.
+    let lost = try #require(run.record.qualityChanges.first { $0.quality == .noContact && $0.seconds > 150 }).seconds
+    let edge = run.record.intervals.filter { $0.endSeconds >= lost - IBICleaner.contactEdgeSeconds && $0.endSeconds <= lost + 0.5 }
+    #expect(!edge.isEmpty && edge.allSatisfy { $0.verdict == .contactLost })
+    // (The recording has saturated stretches of its own: every interval set aside ends just before a lost contact.)
+    let losses = run.record.qualityChanges.filter { $0.quality == .noContact || $0.quality == .saturated }.map(\.seconds)
+    #expect(run.record.intervals.filter { $0.verdict == .contactLost }.allSatisfy { interval in
+      losses.contains { interval.endSeconds >= $0 - IBICleaner.contactEdgeSeconds && interval.endSeconds <= $0 + 0.5 }
+    })
+  }
+
+  @Test("A movement several times the pulse's size: the intervals at its beat are outsized_beat, and only those")
+  func motionSpikeIsOutsized() throws {
+    // Given a clean recording with a 0.3 s bump of 1500 counts (the pulse is a few hundred) at 150 s
+    let rate = 100.41824437085899
+    let run = try RecordingRun.run("heartpy_data3") { blocks in
+      blocks.map { block in
+        var samples = block.channels[0]
+        for i in samples.indices {
+          let t = Double(block.firstSampleIndex + i) / rate - 150
+          if t >= 0 && t < 0.3 { samples[i] += Int32(750 * (1 - cos(2 * Double.pi * t / 0.3))) }
+        }
+        return RecordingBlock(gapBefore: block.gapBefore, firstSampleIndex: block.firstSampleIndex, channels: [samples])
+      }
+    }
+    // Then: against the recording as it is (which has movements of its own), the bump's beat adds its two intervals
+    // and the one after them, and nothing else.
+    let plain = try RecordingRun.run("heartpy_data3")
+    let before = Set(plain.record.intervals.filter { $0.verdict == .outsizedBeat }.map(\.endSeconds))
+    let added = run.record.intervals.filter { $0.verdict == .outsizedBeat && !before.contains($0.endSeconds) }
+    #expect(added.count == 3)
+    #expect(added.allSatisfy { $0.endSeconds > 149.5 && $0.startSeconds < 152 })
   }
 
   @Test("A personal baseline changes the scores: a lower baseline HRV reads as less stress")
