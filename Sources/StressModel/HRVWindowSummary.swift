@@ -8,10 +8,11 @@ public struct HRVWindowConfiguration: Sendable, Equatable {
   public var minimumCoverage: Double
   /// Largest share of rejected intervals before the window counts as poor signal.
   public var maximumRejectedShare: Double
-  /// A no-contact, saturated or poor-signal share of the window at or above this names the window's state.
+  /// A no-contact or saturated share of the window at or above this names the window's state.
   public var dominantShare: Double
-  /// When coverage is too low, a bad state covering at least this share is named as the cause; otherwise
-  /// the window has "too few beats".
+  /// A poor-signal share at or above this names the window's state (its beats are there but doubtful); when
+  /// coverage is too low, a bad state covering at least this share is named as the cause, otherwise the window
+  /// has "too few beats".
   public var causeShare: Double
   /// The median successive difference of the window's plausible intervals, relative to their median, at or above
   /// which the rhythm is irregular (AF-like) and not scored. Sinus rhythm changes little from one beat to the

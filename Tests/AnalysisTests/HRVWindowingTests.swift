@@ -54,6 +54,10 @@ struct HRVWindowingTests {
       #expect(bad.stress == nil)
     }
     #expect(window(states: []).stress != nil)
+    // Beats found without a steady rhythm are doubtful: a quarter of the window in poor signal names it, though
+    // its intervals passed the cleaner; a shorter stretch (one motion burst) does not.
+    #expect(window(states: [(90, .poorSignal), (105, .good)]).quality == .poorSignal)
+    #expect(window(states: [(90, .poorSignal), (100, .good)]).quality == .good)
   }
 
   @Test("An irregular (AF-like) rhythm is named and not scored; real sinus arrhythmia and premature beats are scored")
