@@ -110,9 +110,9 @@ public struct IBICleaner: Sendable {
   /// Intervals waiting for their verdict, oldest first (at most `lookAhead` + 1), whether a beat bounding it is
   /// outsized, and whether its end beat is weak.
   private var waiting: [(start: Double, end: Double, outsized: Bool, weakEnd: Bool)] = []
-  /// The last and the one before were outsized; the sizes of recent beats that were not.
-  private var lastOutsized = false
-  private var beforeLastOutsized = false
+  /// Intervals after the last beat still set aside for an outsized beat before it; the sizes of recent beats that
+  /// were not outsized.
+  private var outsizedIntervalsLeft = 0
   private var sizes: RecentValues
   /// The verdict the oldest waiting interval already has (the second of a pair), if any.
   private var pairedVerdict: InterBeatInterval.Verdict?
@@ -154,13 +154,11 @@ public struct IBICleaner: Sendable {
     let ratio = size.flatMap { sizeRatio($0) }
     let outsized = (ratio ?? 0) > Self.outsizedRatio
     let weak = (ratio ?? 1) < Self.weakRatio
-    defer {
-      lastBeat = seconds
-      beforeLastOutsized = lastOutsized
-      lastOutsized = outsized
-    }
+    let setAside = outsized || outsizedIntervalsLeft > 0
+    outsizedIntervalsLeft = outsized ? 2 : max(0, outsizedIntervalsLeft - 1)
+    defer { lastBeat = seconds }
     guard let previous = lastBeat, seconds > previous else { return }
-    waiting.append((previous, seconds, outsized || lastOutsized || beforeLastOutsized, weak))
+    waiting.append((previous, seconds, setAside, weak))
     while waiting.count > Self.lookAhead { judgeNext(emit) }
   }
 
@@ -181,22 +179,14 @@ public struct IBICleaner: Sendable {
   /// than `contactEdgeSeconds` before it are `contactLost`, not judged.
   public mutating func breakSegment(contactLostAtSeconds lost: Double? = nil, _ emit: (InterBeatInterval) -> Void) {
     while let first = waiting.first {
-      if let lost, first.end >= lost - Self.contactEdgeSeconds, !first.outsized {
-        waiting.removeFirst()
-        pairedVerdict = nil
-        rejectedCount += 1
-        emit(InterBeatInterval(startSeconds: first.start, endSeconds: first.end, verdict: .contactLost, segment: segment))
-      } else {
-        judgeNext(emit)
-      }
+      judgeNext(emit, contactLost: lost.map { first.end >= $0 - Self.contactEdgeSeconds } ?? false)
     }
     clean.removeAll()
     judgedPlausible.removeAll()
     lastWasClean = false
     pairedVerdict = nil
     lastBeat = nil
-    lastOutsized = false
-    beforeLastOutsized = false
+    outsizedIntervalsLeft = 0
     segment += 1
   }
 
@@ -230,12 +220,14 @@ public struct IBICleaner: Sendable {
     isPlausible(ms) && ms >= configuration.referenceFloorMilliseconds
   }
 
-  private mutating func judgeNext(_ emit: (InterBeatInterval) -> Void) {
+  /// Judges the oldest waiting interval and emits it; `contactLost`: it ended just before a lost contact and is set
+  /// aside unless motion already set it aside.
+  private mutating func judgeNext(_ emit: (InterBeatInterval) -> Void, contactLost: Bool = false) {
     let x = milliseconds(0)
     let verdict: InterBeatInterval.Verdict
-    if waiting[0].outsized {
-      // Motion: neither a reference nor a pattern's part.
-      verdict = .outsizedBeat
+    if waiting[0].outsized || contactLost {
+      // Motion or the light's fall: neither a reference nor a pattern's part.
+      verdict = waiting[0].outsized ? .outsizedBeat : .contactLost
       pairedVerdict = nil
     } else if let paired = pairedVerdict {
       verdict = paired
