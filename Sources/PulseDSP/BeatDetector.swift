@@ -193,11 +193,11 @@ public struct BeatDetector: Sendable {
   }
 
   /// A finished half-second block of raw input. Raw intensity (pulses down) falls to a small fraction of its level
-  /// when the finger leaves the sensor, whatever the sensor: a block whose mean is below `BeatDetectorTuning.contactLossShare` of the level seen
-  /// while beats were good is "no contact". Contact is back when the level returns, or when it rises to
-  /// `contactReturnRise` × the darkest block since it was lost (a finger put back more lightly: the light comes
-  /// back from the dark, whereas ambient light while lifted stays where it fell), or after `contactMemorySeconds`.
-  /// Without this, noise after the finger left would be searched for beats.
+  /// when the finger leaves the sensor, whatever the sensor: a block whose mean is below
+  /// `BeatDetectorTuning.contactLossShare` of the level seen while beats were good is "no contact". Contact is back
+  /// when the level returns, or when it rises to `contactReturnRise` × the darkest block since it was lost (a finger
+  /// put back more lightly: the light comes back from the dark, whereas ambient light while lifted stays where it
+  /// fell), or after `contactMemorySeconds`. Without this, noise after the finger left would be searched for beats.
   mutating func handleBlock(_ reported: RawSignalMonitor.BlockState) {
     if invert {
       let mean = monitor.lastMean

@@ -14,6 +14,17 @@ struct IBICleanerTests {
     return [0] + intervalsMs.map { t += $0 / 1000; return t }
   }
 
+  /// `nn` with a premature beat ending interval `k`: `early` of that interval early, with a compensatory pause, and
+  /// the pause `longerPause` of interval k + 1 longer than that.
+  static func premature(
+    _ nn: [Double], endingInterval k: Int, early: Double = 0.3, longerPause: Double = 0
+  ) -> [Double] {
+    var intervals = nn
+    intervals[k] -= early * nn[k]
+    intervals[k + 1] += early * nn[k] + longerPause * nn[k + 1]
+    return intervals
+  }
+
   static func clean(_ beats: [Double], breakAt: Set<Int> = []) -> [InterBeatInterval] {
     var cleaner = IBICleaner()
     var out: [InterBeatInterval] = []
@@ -104,11 +115,8 @@ struct IBICleanerTests {
     let nn = try SharedData.column("rr/systole_rr.csv")
     // A missed beat at 40, an extra detection splitting interval 80, a premature beat 30 % early at 120 with a
     // compensatory pause, and one at 160 that resets the rhythm.
-    var intervals = nn
+    var intervals = Self.premature(nn, endingInterval: 120)
     intervals[160] *= 0.7
-    let early = 0.3 * nn[120]
-    intervals[120] -= early
-    intervals[121] += early
     intervals.replaceSubrange(80...80, with: [0.4 * nn[80], 0.6 * nn[80]])
     intervals.replaceSubrange(40...41, with: [nn[40] + nn[41]])
     let judged = Self.clean(Self.beats(intervals))
@@ -127,10 +135,7 @@ struct IBICleanerTests {
     let nn = try SharedData.column("rr/systole_rr.csv")
     // Beat 120 comes 30 % early with a compensatory pause, and the interval after the pause is 28 % long (a slow
     // breath's peak): the pause is not followed by a normal interval.
-    var intervals = nn
-    let early = 0.3 * nn[120]
-    intervals[120] -= early
-    intervals[121] += early
+    var intervals = Self.premature(nn, endingInterval: 120)
     intervals[122] = 1.28 * nn[122]
     let judged = Self.clean(Self.beats(intervals))
     #expect(judged[120].verdict == .prematureBeat && judged[121].verdict == .prematureBeat)
@@ -142,11 +147,7 @@ struct IBICleanerTests {
     let nn = try SharedData.column("rr/systole_rr.csv")
     // Beat 121 comes 30 % early, and the pause after it is longer than compensatory: the pair sums to about 2.37
     // reference intervals (the neighbours' sum is 1.99), more than τ = 0.3 off.
-    var intervals = nn
-    let early = 0.3 * nn[120]
-    intervals[120] -= early
-    intervals[121] += early + 0.17 * nn[121]
-    let times = Self.beats(intervals)
+    let times = Self.beats(Self.premature(nn, endingInterval: 120, longerPause: 0.17))
     // Sizes: steady within ±10 %, the premature beat (121, which ends interval 120) at 0.6.
     let sizes = times.indices.map { $0 == 121 ? 0.6 : 1 + 0.1 * Double(($0 * 7) % 5 - 2) / 2 }
     var cleaner = IBICleaner()
@@ -224,7 +225,8 @@ struct IBICleanerTests {
     #expect(judged.count == 59)
     let setAside = judged.filter { $0.verdict == .contactLost }
     #expect(!setAside.isEmpty && setAside.allSatisfy { $0.endSeconds >= lost - IBICleaner.contactEdgeSeconds })
-    #expect(judged.filter { $0.endSeconds < lost - IBICleaner.contactEdgeSeconds }.allSatisfy { $0.verdict != .contactLost })
+    let before = judged.filter { $0.endSeconds < lost - IBICleaner.contactEdgeSeconds }
+    #expect(before.allSatisfy { $0.verdict != .contactLost })
     #expect(judged.filter { $0.verdict == .clean }.count >= 55)
     // A plain break (a gap, a restart) judges them all.
     var plain = IBICleaner()
@@ -234,7 +236,8 @@ struct IBICleanerTests {
     #expect(!all.contains { $0.verdict == .contactLost })
   }
 
-  @Test("A beat over three times the recent beats' size is motion: its intervals and the next are set aside, nothing else")
+  @Test(
+    "A beat over three times the recent beats' size is motion: its intervals and the next are set aside, nothing else")
   func outsizedBeatIsMotion() throws {
     let nn = try SharedData.column("rr/systole_rr.csv")
     let times = Self.beats(nn)

@@ -145,7 +145,9 @@ struct PulseAnalyzerTests {
     // The intervals ending in the second before the contact was found lost are set aside, not judged: the light's
     // fall may have made their end beat.
     let lost = try #require(run.record.qualityChanges.first { $0.quality == .noContact && $0.seconds > 150 }).seconds
-    let edge = run.record.intervals.filter { $0.endSeconds >= lost - IBICleaner.contactEdgeSeconds && $0.endSeconds <= lost + 0.5 }
+    let edge = run.record.intervals.filter {
+      $0.endSeconds >= lost - IBICleaner.contactEdgeSeconds && $0.endSeconds <= lost + 0.5
+    }
     #expect(!edge.isEmpty && edge.allSatisfy { $0.verdict == .contactLost })
     // (The recording has saturated stretches of its own: every interval set aside ends just before a lost contact.)
     let losses = run.record.qualityChanges.filter { $0.quality == .noContact || $0.quality == .saturated }.map(\.seconds)
