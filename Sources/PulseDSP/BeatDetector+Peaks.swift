@@ -143,8 +143,9 @@ extension BeatDetector {
     merge.isOpen = false
     let c = merge.candidate
     // Elgendi's block of interest: the peak's energy (its largest W1 average) must stand above the energy of
-    // the last W2 plus the offset. Noise in diastole and on the downstroke does not.
-    if !energy.stands(peakEnergy: c.energy) {
+    // the last W2 plus the offset. Noise in diastole and on the downstroke does not; a weak early beat with the
+    // pulse's shape may still be a beat.
+    if !energy.stands(peakEnergy: c.energy) && !strongPulse(c) {
       noteSecondary(c)
       return
     }
@@ -204,6 +205,19 @@ extension BeatDetector {
       positionQ16: beatPositionQ16(c), reportedAt: position &- 1, amplitudeQ8: c.amplitude, upslopeQ8: c.slope,
       replacesPrevious: replacesPrevious)
     updateQualityFromRhythm()
+  }
+
+  /// Whether a candidate the energy gate turned away is a beat after all. The gate weighs a peak against the last
+  /// 667 ms, which hold the beat before: a short-coupled beat (AF, a premature beat) had less time to fill and
+  /// stands below that beat's energy. When no peak comes between this pulse's beats (a secondary wave is what the
+  /// gate most often stops: `SecondaryWaveWatch.State.absent`) and the candidate has the pulse's shape (the
+  /// template match asked of a beat off the rhythm), it is a beat. Once per candidate the gate rejects.
+  mutating func strongPulse(_ c: Candidate) -> Bool {
+    guard secondary.state == .absent, energy.template.isReady, rhythm.expected > 0 else { return false }
+    let p = parameters
+    return energy.likeness(
+      peak: c.index, now: clock.index &- 1, reach: rhythm.expected / 2, matchQ8: p.templateMatchQ8,
+      floorQ8: p.templateFloorQ8) == 2
   }
 
   /// The pulse's shape (PulseTemplate.swift): a candidate off the rhythm (early or late) must look like the

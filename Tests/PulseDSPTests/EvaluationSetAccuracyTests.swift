@@ -33,9 +33,10 @@ struct EvaluationSetAccuracyTests {
 
   @Test("F1 ≥ 0.97 on motion and noisy records; the AF-like ones stay at least where they were measured")
   func f1Floors() {
-    // Targets: motion 0.97 (subset 0.990), noisy 0.97 (subset 0.986 with the rhythm's replacement rule; the whole
-    // set's noisy records 0.973). AF has no target of its own (0.962 before search-back, 0.970 with it).
-    for (condition, floor) in [(EvalCondition.motion, 0.97), (.noisy, 0.97), (.af, 0.965)] {
+    // Targets: motion 0.97 (subset 0.990), noisy 0.97 (subset 0.990; the whole set's noisy records 0.974). AF has
+    // no target of its own (0.962 before search-back, 0.970 with it, 0.980 with short-coupled beats let past the
+    // energy gate by their shape).
+    for (condition, floor) in [(EvalCondition.motion, 0.97), (.noisy, 0.97), (.af, 0.975)] {
       let s = Self.summary(condition)
       #expect(s.f1 >= floor, "\(condition.rawValue): F1 \(s.f1) (FP \(s.falsePositives), FN \(s.falseNegatives))")
     }

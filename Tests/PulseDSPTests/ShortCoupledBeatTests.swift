@@ -1,0 +1,39 @@
+import Analysis
+import EvaluationSet
+import PulseDSP
+import Testing
+
+/// A short-coupled beat (AF, a premature beat) had less time to fill: it is weaker than the beat before it, and the
+/// energy gate, which weighs a peak against the last 667 ms, stands it below that beat. When the pulse has no
+/// secondary wave and the candidate has the pulse's shape, it is a beat all the same (`BeatDetector.strongPulse`).
+@Suite(
+  "Short-coupled beats are found as they come",
+  .enabled(if: EvalSet.unavailableReason == nil, "needs the shared data set (STRESSMON_DATA)"))
+struct ShortCoupledBeatTests {
+  @Test("On AF-like pulse trains without noise, short-coupled beats are found in real time and no false beat is")
+  func foundInRealTime() throws {
+    var short = 0, found = 0, falseBeats = 0
+    for rate in [50.0, 100, 200, 400] {
+      // Given the evaluation set's AF-like rhythm, rendered without noise, drift or wander (120 s)
+      let spec = EvalRecordSpec(condition: .af, rateHz: rate, seed: 1, durationSeconds: 120)
+      let record = try EvalSet.record(spec, noiseFree: true)
+      let truth = record.visibleBeats.map(\.seconds)
+      let sorted = zip(truth.dropFirst(), truth).map { $0 - $1 }.sorted()
+      let median = sorted[sorted.count / 2]
+      // When the chain runs, the beats reported in real time (not recovered later by search-back) are kept
+      let beats = try EvalAnalyzer.analysis(of: record).beats.filter { !$0.beat.recovered }.map(\.seconds)
+      func detected(_ t: Double) -> Bool { beats.contains { abs($0 - t) <= 0.15 } }
+      // Then the true beats that came under 0.75 of the median interval after the one before are nearly all there
+      for (previous, t) in zip(truth, truth.dropFirst()) where t > 2 && t < 119 && t - previous < 0.75 * median {
+        short += 1
+        found += detected(t) ? 1 : 0
+      }
+      // And every reported beat is a true one
+      falseBeats += beats.filter { b in b > 2 && b < 119 && !truth.contains { abs($0 - b) <= 0.15 } }.count
+    }
+    #expect(short >= 40, "only \(short) short-coupled beats in the records")
+    #expect(Double(found) >= 0.95 * Double(short), "found \(found) of \(short) short-coupled beats in real time")
+    #expect(falseBeats == 0, "\(falseBeats) false beats")
+  }
+}
+
