@@ -55,9 +55,11 @@ extension BeatDetector {
     let sinceLast = c.index &- rhythm.lastBeatIndex
     merge.replaces = false
     if rhythm.hasLastBeat && sinceLast < p.refractorySamples {
-      // Both replacement rules ask for a peak larger than the beat (the early-beat rule the least).
+      // The size rules ask for a peak larger than the beat (the early-beat rule the least), the height rule for one
+      // standing twice as high.
       merge.replaces = outgrowsLastBeat(c, atLeastQ8: p.onRhythmReplaceAmplitudeQ8)
         && (replacesLastBeat(c, atLeastQ8: p.replaceAmplitudeQ8) || replacesEarlyBeat(c, expected: rhythm.expected))
+        || standsAboveLastBeat(c)
       return merge.replaces
     }
     guard !references.isEmpty else {

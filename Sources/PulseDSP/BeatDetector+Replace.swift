@@ -1,9 +1,9 @@
 // A peak soon after a beat that shows the beat was a noise or shoulder peak ahead of the real pulse (low perfusion,
-// motion): inside the refractory period, a peak clearly larger than the beat; inside the refractory period or the
-// secondary-wave zone, a larger peak that the rhythm points to when the beat came early. It is the merge window's
-// rule (the higher peak wins) carried past the merge window after the fact: the peak replaces the beat, reported
-// with `DetectedBeat.replacesPrevious`, and every reference the replaced beat set is set again from it. Per
-// candidate; integer only.
+// motion): inside the refractory period, a peak clearly larger than the beat, or one standing twice as high above the
+// baseline; inside the refractory period or the secondary-wave zone, a larger peak that the rhythm points to when the
+// beat came early. It is the merge window's rule (the higher peak wins) carried past the merge window after the fact:
+// the peak replaces the beat, reported with `DetectedBeat.replacesPrevious`, and every reference the replaced beat set
+// is set again from it. Per candidate; integer only.
 extension BeatDetector {
   /// Whether `c`'s amplitude is at least `minimumQ8` (Q8) times the last beat's: the first test of every replacement,
   /// and the cheap one (`judge` asks it before calling the rules, since most candidates near a beat are smaller).
@@ -41,6 +41,17 @@ extension BeatDetector {
     guard last < expected, offset < expected &- last, offset &* 256 < p.regularToleranceQ8 &* expected
     else { return false }
     return replacesLastBeat(c, atLeastQ8: p.onRhythmReplaceAmplitudeQ8)
+  }
+
+  /// Whether candidate `c`, inside the refractory period, replaces the last beat by its height: its peak stands at
+  /// least `tallerPeakReplaceRatio` times as high above the filtered baseline as the beat's, and it passes the score.
+  /// Two peaks this close are not two beats, and the systolic peak is the taller: a noise peak taken on the pulse's
+  /// foot (low perfusion) stands near the baseline, however steep its own rise, and the amplitude rules cannot see
+  /// that (the pulse's rise is measured from the noise peak's trough, so it may even be the smaller).
+  @inline(__always)
+  mutating func standsAboveLastBeat(_ c: Candidate) -> Bool {
+    references.lastHeight > 0 && c.value &* 256 >= parameters.tallerPeakReplaceQ8 &* references.lastHeight
+      && replacesLastBeat(c, atLeastQ8: 0)
   }
 
   /// `c` takes the last beat's place: its interval from the beat before, its amplitude and slope replace the last

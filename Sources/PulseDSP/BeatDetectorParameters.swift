@@ -35,6 +35,7 @@ extension BeatDetector {
     let searchBackLongQ8: Int64
     let replaceAmplitudeQ8: Int64
     let onRhythmReplaceAmplitudeQ8: Int64
+    let tallerPeakReplaceQ8: Int64
     let searchBackSplitQ8: Int64
     let searchBackEarliestQ8: Int64
     let searchBackScoreQ16: Int64
@@ -80,6 +81,7 @@ extension BeatDetector {
       searchBackLongQ8 = q8(T.searchBackLongShare)
       replaceAmplitudeQ8 = q8(T.replaceAmplitudeRatio)
       onRhythmReplaceAmplitudeQ8 = q8(T.onRhythmReplaceAmplitudeRatio)
+      tallerPeakReplaceQ8 = q8(T.tallerPeakReplaceRatio)
       searchBackSplitQ8 = q8(T.searchBackSplitShare)
       searchBackEarliestQ8 = q8(T.searchBackEarliestShare)
       searchBackScoreQ16 = q16(T.searchBackScore * T.searchBackScore)

@@ -127,6 +127,10 @@ enum BeatDetectorTuning {
   /// ...and at least this much larger when the last beat came early and the candidate is on the rhythm from the beat
   /// before it (inside the secondary-wave zone too): the rhythm says which of the two is the pulse.
   static let onRhythmReplaceAmplitudeRatio = 1.2
+  /// ...or, whatever its amplitude, when its peak stands at least this many times as high above the filtered
+  /// baseline as the beat's did (and it passes the score): of two peaks closer than any two beats, the systolic one is
+  /// the taller, and a noise peak taken on the pulse's foot stands near the baseline.
+  static let tallerPeakReplaceRatio = 2.0
 
   // MARK: - Adaptation
 
