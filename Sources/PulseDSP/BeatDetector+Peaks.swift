@@ -144,6 +144,8 @@ extension BeatDetector {
   mutating func acceptPending(at index: Int64) {
     merge.isOpen = false
     let c = merge.candidate
+    // In poor signal a beat this soon after the last one, standing twice as high, shows the last one was noise.
+    if quality == .poorSignal && !merge.replaces && replacesNoiseBeat(c) { merge.replaces = true }
     // Elgendi's block of interest: the peak's energy (its largest W1 average) must stand above the energy of
     // the last W2 plus the offset. Noise in diastole and on the downstroke does not; a weak early beat with the
     // pulse's shape may still be a beat.

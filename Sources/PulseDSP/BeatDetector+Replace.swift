@@ -1,9 +1,10 @@
 // A peak soon after a beat that shows the beat was a noise or shoulder peak ahead of the real pulse (low perfusion,
 // motion): inside the refractory period, a peak clearly larger than the beat, or one standing twice as high above the
-// baseline; inside the refractory period or the secondary-wave zone, a larger peak that the rhythm points to when the
-// beat came early. It is the merge window's rule (the higher peak wins) carried past the merge window after the fact:
-// the peak replaces the beat, reported with `DetectedBeat.replacesPrevious`, and every reference the replaced beat set
-// is set again from it. Per candidate; integer only.
+// baseline (in poor signal up to half an expected interval); inside the refractory period or the secondary-wave zone, a
+// larger peak that the rhythm points to when the beat came early. It is the merge window's rule (the higher peak wins)
+// carried past the merge window after the fact: the peak replaces the beat, reported with
+// `DetectedBeat.replacesPrevious`, and every reference the replaced beat set is set again from it. Per candidate;
+// integer only.
 extension BeatDetector {
   /// Whether `c`'s amplitude is at least `minimumQ8` (Q8) times the last beat's: the first test of every replacement,
   /// and the cheap one (`judge` asks it before calling the rules, since most candidates near a beat are smaller).
@@ -52,6 +53,15 @@ extension BeatDetector {
   mutating func standsAboveLastBeat(_ c: Candidate) -> Bool {
     references.lastHeight > 0 && c.value &* 256 >= parameters.tallerPeakReplaceQ8 &* references.lastHeight
       && replacesLastBeat(c, atLeastQ8: 0)
+  }
+
+  /// Whether candidate `c`, a beat by the rules and less than half an expected interval after the last beat, replaces
+  /// it by its height (`standsAboveLastBeat`); asked in poor signal only. No beat comes that early, not even a
+  /// premature one (20–35 % early), so one of the two is noise, and in noise the taller is the pulse. In good signal
+  /// the taller peak that close is more often motion after a real beat.
+  @inline(never)
+  mutating func replacesNoiseBeat(_ c: Candidate) -> Bool {
+    (c.index &- rhythm.lastBeatIndex) &* 2 < rhythm.expected && standsAboveLastBeat(c)
   }
 
   /// `c` takes the last beat's place: its interval from the beat before, its amplitude and slope replace the last
