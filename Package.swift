@@ -40,6 +40,9 @@ let package = Package(
     // the connection guard sits among; both already resolved through Hummingbird, declared because Hub imports them.
     .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
     .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
+    // Hummingbird's ServiceGroup, for the tests that run a hub on loopback: they shut it down gracefully, as `serve`
+    // does on SIGTERM, since cancelling a running server can trap in NIO (apple/swift-nio#3481). Already resolved.
+    .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
   ],
   targets: [
     // MARK: - C system libraries and shims (hardware and disk edges only)
@@ -208,6 +211,8 @@ let package = Package(
         "StressModel", "SyncWire", "SyncTestSupport", "TestSupport",
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "Logging", package: "swift-log"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
       ]
     ),
     .testTarget(
@@ -235,6 +240,7 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "PostgresNIO", package: "postgres-nio"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
       ]
     ),
     .target(name: "TestSupport", path: "Tests/TestSupport"),

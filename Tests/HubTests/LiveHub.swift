@@ -6,6 +6,7 @@ import HummingbirdTLS
 import Logging
 import NIOCore
 import NIOSSL
+import ServiceLifecycle
 import Synchronization
 import SyncWire
 
@@ -30,7 +31,7 @@ final class LiveHub: Sendable {
   private let requests = Mutex<[(path: String, at: Date)]>([])
   /// Requests for this path wait until `openGate()` (a test orders events across the browser and the hub).
   private let gate = Mutex<(path: String?, open: Bool)>((nil, true))
-  private let state = Mutex<(port: Int, task: Task<Void, any Error>?)>((0, nil))
+  private let state = Mutex<(port: Int, running: Running?)>((0, nil))
   /// Every ingest answer waits this long after storing (a slow hub), unless a fault says otherwise.
   let delayAfterStore: Double
   /// Serve HTTPS with this configuration instead of plain HTTP.
@@ -67,9 +68,10 @@ final class LiveHub: Sendable {
   /// Starts listening (on the previous port after a stop, else an ephemeral one). Returns once bound.
   func start() async throws {
     let port = self.port
-    let (bound, continuation) = AsyncStream<Int>.makeStream()
-    let inner = HubRoutes.router(storage: storage, options: options, metrics: metrics, logger: Logger(label: "test.hub"))
-      .buildResponder()
+    let (bound, continuation) = AsyncStream<any Channel>.makeStream()
+    let inner = HubRoutes.router(
+      storage: storage, options: options, metrics: metrics, logger: Logger(label: "test.hub")
+    ).buildResponder()
     let responder = CallbackResponder<BasicRequestContext> { [self] request, context in
       try await respond(request, context, inner)
     }
@@ -80,30 +82,56 @@ final class LiveHub: Sendable {
       server: try HubServer.server(limits: limits, tls: tls, metrics: metrics),
       configuration: HubServer.configuration(host: "127.0.0.1", port: port, limits: limits, logger: logger),
       onServerRunning: { channel in
-        continuation.yield(channel.localAddress?.port ?? 0)
+        continuation.yield(channel)
         continuation.finish()
       },
       logger: logger)
-    let task = Task { try await app.run() }
-    state.withLock { $0.task = task }
+    // In a service group, as `stressmon-hub serve` runs it, so that `stop()` can shut it down gracefully. Detached:
+    // a group inherits the graceful shutdown of the service it is started from (a task local), and
+    // `.restartAfterStore` starts the new hub from a request of the old one, which is shutting down.
+    let group = ServiceGroup(services: [app], logger: logger)
+    let task = Task.detached {
+      defer { continuation.finish() }  // a failed bind ends the wait below
+      try await group.run()
+    }
     var iterator = bound.makeAsyncIterator()
-    guard let actual = await iterator.next(), actual > 0 else { throw HubStorageError("test hub did not bind") }
-    state.withLock { $0.port = actual }
+    guard let listener = await iterator.next() else {
+      try await task.value  // why it did not bind (the port taken...)
+      throw HubStorageError("test hub did not bind")
+    }
+    state.withLock { $0 = (listener.localAddress?.port ?? 0, Running(group: group, task: task, listener: listener)) }
   }
 
   /// Stops listening; connections in flight are cut.
+  ///
+  /// Never by cancelling the server outright: a connection accepted but not yet handed to the server loop is
+  /// then dropped unfinished, and NIO traps ("Deinited NIOAsyncWriter without calling finish()",
+  /// apple/swift-nio#3481). A graceful shutdown closes the listener first, which ends the stream of accepted
+  /// connections; the server loop then takes every one still queued. Only once the listener is closed is the
+  /// task cancelled, to cut requests still in flight (a graceful shutdown alone would wait for them, and
+  /// `.restartAfterStore` calls this from inside a request that waits for it).
   func stop() async {
-    let task = state.withLock { state -> Task<Void, any Error>? in
-      defer { state.task = nil }
-      return state.task
+    let running = state.withLock { state -> Running? in
+      defer { state.running = nil }
+      return state.running
     }
-    task?.cancel()
-    _ = try? await task?.value
+    guard let running else { return }
+    await running.group.triggerGracefulShutdown()
+    try? await running.listener.closeFuture.get()
+    running.task.cancel()
+    _ = try? await running.task.value
   }
 
   func restart() async throws {
     await stop()
     try await start()
+  }
+
+  /// A started server: its group, the task running it, and its listening channel.
+  private struct Running: Sendable {
+    let group: ServiceGroup
+    let task: Task<Void, any Error>
+    let listener: any Channel
   }
 
   private func respond(
@@ -127,7 +155,8 @@ final class LiveHub: Sendable {
         body: .init(byteBuffer: ByteBuffer(string: #"{"error":"test_fault","message":"injected \#(code)"}"#)))
     case .garbageAfterStore?:
       _ = try await inner.respond(to: request, context: context)
-      return Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: "<html><body>Login to Wi-Fi</body></html>")))
+      let portal = ByteBuffer(string: "<html><body>Login to Wi-Fi</body></html>")
+      return Response(status: .ok, body: .init(byteBuffer: portal))
     case .slowAfterStore(let seconds)?:
       let response = try await inner.respond(to: request, context: context)
       try await Task.sleep(for: .seconds(seconds))

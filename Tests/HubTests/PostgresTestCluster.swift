@@ -81,6 +81,13 @@ final class PostgresTestCluster: @unchecked Sendable {
     posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
     posix_spawn_file_actions_addopen(&actions, 1, logPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
     posix_spawn_file_actions_adddup2(&actions, 1, 2)
+    // Nothing else (Foundation's Process closes the rest; posix_spawn does not): NIO opens its sockets without
+    // close-on-exec, and the server would keep a test hub's listening socket, accepting nothing, for as long as it
+    // runs, so that the hub cannot bind its port again after a stop.
+    let open = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+    for descriptor in open.compactMap(Int32.init) where descriptor > 2 {
+      posix_spawn_file_actions_addclose(&actions, descriptor)  // one closed meanwhile is skipped, not an error
+    }
     var cArguments = argv.map { strdup($0) } + [nil]
     defer { cArguments.forEach { free($0) } }
     var pid: pid_t = 0

@@ -13,13 +13,13 @@ final class RawSocket: @unchecked Sendable {
     address.sin_port = in_port_t(UInt16(port).bigEndian)
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
     let result = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+      }
     }
-    guard result == 0 else {
-      let code = errno
-      close(descriptor)
-      throw RawSocketError("connect: errno \(code)")
-    }
+    // No close here: a class whose init throws once fully initialized still runs deinit, and a second close
+    // could shut a descriptor the hub has since been given (NIO then traps on EBADF).
+    guard result == 0 else { throw RawSocketError("connect: errno \(errno)") }
   }
 
   deinit { close(descriptor) }
@@ -29,7 +29,9 @@ final class RawSocket: @unchecked Sendable {
   func send(_ bytes: [UInt8]) throws {
     var offset = 0
     while offset < bytes.count {
-      let sent = bytes[offset...].withUnsafeBytes { Foundation.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+      let sent = bytes[offset...].withUnsafeBytes {
+        Foundation.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+      }
       guard sent > 0 else { throw RawSocketError("send: errno \(errno)") }
       offset += sent
     }

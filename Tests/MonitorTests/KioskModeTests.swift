@@ -4,6 +4,8 @@ import Hummingbird
 import Indicators
 import Logging
 import Monitor
+import NIOCore
+import ServiceLifecycle
 import StressModel
 import SyncTestSupport
 import SyncWire
@@ -17,7 +19,7 @@ struct KioskModeTests {
   func showsLatestNoneAndStale() async throws {
     // Given a hub holding a fresh mild window of desk-1 and an hour-old high window of old-1
     let hub = try await LoopbackHub.start()
-    defer { hub.stop() }
+    defer { Task { await hub.stop() } }
     let now = Date().timeIntervalSince1970
     let fresh = try Self.record(.mild, device: "desk-1", endedAt: now - 20)
     let old = try Self.record(.high, device: "old-1", endedAt: now - 3_600)
@@ -69,7 +71,7 @@ struct KioskModeTests {
     // Given a hub that was started and stopped again (nothing listens on its port)
     let hub = try await LoopbackHub.start()
     let url = hub.baseURL
-    hub.stop()
+    await hub.stop()
     try await Task.sleep(for: .milliseconds(200))
 
     // When a kiosk asks it
@@ -118,13 +120,20 @@ struct KioskModeTests {
 final class LoopbackHub: Sendable {
   let storage: SQLiteHubStorage
   let port: Int
+  private let group: ServiceGroup
   private let task: Task<Void, any Error>
+  private let listener: any Channel
   private let directory: TemporaryDirectory
 
-  private init(storage: SQLiteHubStorage, port: Int, task: Task<Void, any Error>, directory: TemporaryDirectory) {
+  private init(
+    storage: SQLiteHubStorage, group: ServiceGroup, task: Task<Void, any Error>, listener: any Channel,
+    directory: TemporaryDirectory
+  ) {
     self.storage = storage
-    self.port = port
+    self.port = listener.localAddress?.port ?? 0
+    self.group = group
     self.task = task
+    self.listener = listener
     self.directory = directory
   }
 
@@ -134,22 +143,36 @@ final class LoopbackHub: Sendable {
     let directory = try TemporaryDirectory("loopback-hub")
     let storage = try SQLiteHubStorage(path: directory.file("hub.sqlite"))
     try await storage.migrate()
-    let (bound, continuation) = AsyncStream<Int>.makeStream()
+    let (bound, continuation) = AsyncStream<any Channel>.makeStream()
     var logger = Logger(label: "test.hub")
     logger.logLevel = .critical
     let app = try HubServer.application(
       storage: storage, host: "127.0.0.1", port: 0, logger: logger,
       onServerRunning: { channel in
-        continuation.yield(channel.localAddress?.port ?? 0)
+        continuation.yield(channel)
         continuation.finish()
       })
-    let task = Task { try await app.run() }
+    // In a service group, as `stressmon-hub serve` runs it, so that `stop()` can shut it down gracefully.
+    let group = ServiceGroup(services: [app], logger: logger)
+    let task = Task {
+      defer { continuation.finish() }  // a failed bind ends the wait below
+      try await group.run()
+    }
     var iterator = bound.makeAsyncIterator()
-    guard let port = await iterator.next(), port > 0 else { throw HubStorageError("the test hub did not bind") }
-    return LoopbackHub(storage: storage, port: port, task: task, directory: directory)
+    guard let listener = await iterator.next() else {
+      try await task.value
+      throw HubStorageError("the test hub did not bind")
+    }
+    return LoopbackHub(storage: storage, group: group, task: task, listener: listener, directory: directory)
   }
 
-  func stop() {
+  /// Stops listening; connections in flight are cut. Graceful shutdown first, cancellation only once the listener
+  /// is closed: cancelling a server that still has an accepted connection queued traps in NIO
+  /// (apple/swift-nio#3481; HubTests' `LiveHub.stop` says more).
+  func stop() async {
+    await group.triggerGracefulShutdown()
+    try? await listener.closeFuture.get()
     task.cancel()
+    _ = try? await task.value
   }
 }
