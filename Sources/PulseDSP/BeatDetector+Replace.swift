@@ -17,9 +17,15 @@ extension BeatDetector {
   /// (`replaceAmplitudeRatio` inside the refractory period), and passing the score against the references. (A
   /// secondary wave is smaller than its own beat; a real beat cannot follow a real beat this closely.)
   mutating func replacesLastBeat(_ c: Candidate, atLeastQ8 minimumQ8: Int64) -> Bool {
+    outgrowsLastBeat(c, atLeastQ8: minimumQ8) && mayReplaceLastBeat(c)
+  }
+
+  /// Whether `c` may take the last beat's place at all: there is a beat before that one to time it from, and `c`
+  /// passes the score against the references. Every replacement rule asks it.
+  @inline(__always)
+  mutating func mayReplaceLastBeat(_ c: Candidate) -> Bool {
     guard rhythm.hasLastBeat, rhythm.hasPreviousBeat, !references.isEmpty else { return false }
     let p = parameters
-    guard outgrowsLastBeat(c, atLeastQ8: minimumQ8) else { return false }
     let amplitudeRatio = ratioQ8(c.amplitude, references.amplitude)
     let slopeRatio = ratioQ8(c.slope, references.slope)
     return amplitudeRatio >= p.featureFloorQ8 && slopeRatio >= p.featureFloorQ8
@@ -52,7 +58,7 @@ extension BeatDetector {
   @inline(__always)
   mutating func standsAboveLastBeat(_ c: Candidate) -> Bool {
     references.lastHeight > 0 && c.value &* 256 >= parameters.tallerPeakReplaceQ8 &* references.lastHeight
-      && replacesLastBeat(c, atLeastQ8: 0)
+      && mayReplaceLastBeat(c)
   }
 
   /// Whether candidate `c`, a beat by the rules and less than half an expected interval after the last beat, replaces
