@@ -16,10 +16,8 @@ struct HubShutdownTests {
 
   @Test("stopped and restarted while clients keep connecting, the hub never drops an accepted connection unfinished")
   func restartUnderConnections() async throws {
-    let directory = try TemporaryDirectory("shutdown")
+    let (hub, directory) = try await Self.startedHub()
     defer { directory.remove() }
-    let hub = LiveHub(storage: try await SyncEndToEndTests.makeStorage(directory))
-    try await hub.start()
     let port = hub.port
     // Given clients that connect, send a request and hang up, as fast as they can while the hub listens
     let running = RunningFlag()
@@ -63,10 +61,8 @@ struct HubShutdownTests {
 
   @Test("stop cuts a request in flight instead of waiting for its answer")
   func stopCutsRequestInFlight() async throws {
-    let directory = try TemporaryDirectory("shutdown")
+    let (hub, directory) = try await Self.startedHub()
     defer { directory.remove() }
-    let hub = LiveHub(storage: try await SyncEndToEndTests.makeStorage(directory))
-    try await hub.start()
     // Given a request the hub holds and will not answer on its own
     hub.closeGate(for: "/healthz")
     let socket = try await offload { try RawSocket(port: hub.port) }
@@ -88,6 +84,19 @@ struct HubShutdownTests {
     #expect(status != 200)
   }
 
+  /// A live hub on its own storage, started; the caller removes the directory (removed here if the start fails).
+  static func startedHub() async throws -> (LiveHub, TemporaryDirectory) {
+    let directory = try TemporaryDirectory("shutdown")
+    do {
+      let hub = LiveHub(storage: try await SyncEndToEndTests.makeStorage(directory))
+      try await hub.start()
+      return (hub, directory)
+    } catch {
+      directory.remove()
+      throw error
+    }
+  }
+
   /// Connects (giving up after 50 ms: a full backlog must not block the client), sends a request, hangs up.
   /// Whether it connected.
   static func knock(port: Int) -> Bool {
@@ -99,16 +108,7 @@ struct HubShutdownTests {
     // Hang up with a reset: no TIME_WAIT holding the local port, which another test's hub may want to bind again
     var abortive = linger(l_onoff: 1, l_linger: 0)
     setsockopt(descriptor, SOL_SOCKET, SO_LINGER, &abortive, socklen_t(MemoryLayout<linger>.size))
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = in_port_t(UInt16(port).bigEndian)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    let result = withUnsafePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-      }
-    }
-    guard result == 0 else { return false }
+    guard RawSocket.connectLoopback(descriptor, port: port) else { return false }
     let request = Array("GET /healthz HTTP/1.1\r\nHost: hub\r\n\r\n".utf8)
     _ = request.withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
     return true

@@ -8,6 +8,13 @@ final class RawSocket: @unchecked Sendable {
   init(port: Int) throws {
     descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard descriptor >= 0 else { throw RawSocketError("socket: errno \(errno)") }
+    // No close here: a class whose init throws once fully initialized still runs deinit, and a second close
+    // could shut a descriptor the hub has since been given (NIO then traps on EBADF).
+    guard Self.connectLoopback(descriptor, port: port) else { throw RawSocketError("connect: errno \(errno)") }
+  }
+
+  /// Connects `descriptor` to 127.0.0.1:`port`; whether it connected (`errno` says why not).
+  static func connectLoopback(_ descriptor: Int32, port: Int) -> Bool {
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_port = in_port_t(UInt16(port).bigEndian)
@@ -17,9 +24,7 @@ final class RawSocket: @unchecked Sendable {
         connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
       }
     }
-    // No close here: a class whose init throws once fully initialized still runs deinit, and a second close
-    // could shut a descriptor the hub has since been given (NIO then traps on EBADF).
-    guard result == 0 else { throw RawSocketError("connect: errno \(errno)") }
+    return result == 0
   }
 
   deinit { close(descriptor) }
