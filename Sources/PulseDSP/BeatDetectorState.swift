@@ -210,9 +210,9 @@ extension BeatDetector {
     var pendingExtra = 0
     var extraNibbles: UInt32 = 0
     var extraTotal: Int {
-      var n = 0
-      for k in 0..<8 { n += Int(extraNibbles &>> UInt32(4 * k) & 0xF) }
-      return n
+      // The eight nibbles summed in parallel: pairs into bytes (≤ 30 each), then the bytes into the top one (≤ 120).
+      let pairs = (extraNibbles & 0x0F0F_0F0F) &+ (extraNibbles &>> 4 & 0x0F0F_0F0F)
+      return Int((pairs &* 0x0101_0101) &>> 24)
     }
     var state = State.unknown
 
