@@ -34,6 +34,12 @@ extension BeatDetector {
         merge.candidate.slope = max(merge.candidate.slope, slope)
         merge.candidate.energy = t.energy
         merge.energyTaken = t.energyTaken
+        if merge.needsShape {
+          // A weak early candidate that merged into a peak the score takes is a beat like any other.
+          let a = ratioQ8(merge.candidate.amplitude, references.amplitude)
+          let s = ratioQ8(merge.candidate.slope, references.slope)
+          if a &* s >= parameters.scoreThresholdQ16 { merge.needsShape = false }
+        }
       }
       return
     }
@@ -54,6 +60,7 @@ extension BeatDetector {
     guard c.amplitude >= p.minimumAmplitudeQ8 else { return false }
     let sinceLast = c.index &- rhythm.lastBeatIndex
     merge.replaces = false
+    merge.needsShape = false
     if rhythm.hasLastBeat && sinceLast < p.refractorySamples {
       // The size rules ask for a peak larger than the beat (the early-beat rule the least), the height rule for one
       // standing twice as high.
@@ -118,7 +125,15 @@ extension BeatDetector {
     let amplitudeRatio = ratioQ8(c.amplitude, amplitudeBase)
     let slopeRatio = ratioQ8(c.slope, slopeBase)
     if amplitudeRatio < p.featureFloorQ8 || slopeRatio < p.featureFloorQ8 { return false }
-    return amplitudeRatio &* slopeRatio >= threshold
+    if amplitudeRatio &* slopeRatio >= threshold { return true }
+    // An early candidate too weak for the score (a short-coupled beat in AF, a premature beat: its ventricle had less
+    // time to fill), while the pulse has no secondary wave and the signal is good: a beat only if it has the pulse's
+    // shape, which `acceptPending` asks once the merge window closes (the window after the peak is in the buffer
+    // then). A late weak candidate is left to search-back, which does not let it teach the rhythm or the HRV.
+    guard secondary.state == .absent, quality == .good, energy.template.isReady, sinceLast < rhythm.expected
+    else { return false }
+    merge.needsShape = true
+    return true
   }
 
   /// Whether `since` working samples after the last beat is within `phaseTolerance` of a whole number of
@@ -149,7 +164,7 @@ extension BeatDetector {
     // Elgendi's block of interest: the peak's energy (its largest W1 average) must stand above the energy of
     // the last W2 plus the offset. Noise in diastole and on the downstroke does not; a weak early beat with the
     // pulse's shape may still be a beat.
-    if !energy.stands(peakEnergy: c.energy) && !strongPulse(c) {
+    if merge.needsShape ? !strongPulse(c) : !energy.stands(peakEnergy: c.energy) && !strongPulse(c) {
       noteSecondary(c)
       return
     }

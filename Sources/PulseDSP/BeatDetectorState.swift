@@ -126,6 +126,9 @@ extension BeatDetector {
     var energyTaken = false
     /// The candidate came within the refractory period of the last beat and replaces it (BeatDetector+Replace).
     var replaces = false
+    /// The candidate is an early one the score turned away, let through to be matched with the pulse's shape
+    /// (`BeatDetector.strongPulse`) when the window closes.
+    var needsShape = false
   }
 
   /// What recent beats looked like: running medians of their amplitude and upslope, the references derived from
