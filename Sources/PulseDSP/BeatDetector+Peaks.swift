@@ -176,6 +176,9 @@ extension BeatDetector {
       replaceLastBeat(with: c)
       return
     }
+    if references.isEmpty && !rhythm.hasLastBeat && c.amplitude > c.slope &* parameters.settlingRiseSamples {
+      return acceptSettlingBeat(c)
+    }
     if references.isDecayed {
       // A beat after decayed references: if it is smaller than they were, the amplitude really dropped, so
       // the references come down to it (never further than the decay went); a large beat keeps them.
@@ -208,6 +211,22 @@ extension BeatDetector {
     references.amplitudes.push(c.amplitude)
     references.slopes.push(max(1, c.slope))
     becomeLastBeat(c, replacesPrevious: false)
+  }
+
+  /// The first beat after a restart rose with the filters' settling (`settlingRiseSeconds`): a finger put back while
+  /// the light still climbs leaves the band-passed signal on a long slope, and the first peak's rise from its foot
+  /// spans the slope. As a reference it would hold the next pulses' peaks below the hysteresis and the score for
+  /// seconds. It is reported and the rhythm starts from it, but learning starts again after it: the range and the
+  /// steepest slope seen until then were the settling's. Once per restart at most.
+  @inline(never)
+  mutating func acceptSettlingBeat(_ c: Candidate) {
+    rhythm.hasLastBeat = true
+    rhythm.lastBeatIndex = c.index
+    acquisition = Acquisition(settledAfter: clock.index &- 1)
+    tracker.hysteresis = parameters.hysteresisFloorQ8
+    updateTimers()
+    outbox.readyBeat = DetectedBeat(
+      positionQ16: beatPositionQ16(c), reportedAt: position &- 1, amplitudeQ8: c.amplitude, upslopeQ8: c.slope)
   }
 
   /// `c` is the last beat now (its interval and medians already noted): the references, timers and quality follow

@@ -9,6 +9,7 @@ extension BeatDetector {
     let refractorySamples: Int64
     let mergeSamples: Int64
     let confirmSamples: Int64
+    let settlingRiseSamples: Int64
     let zoneSamples: Int64
     let heightZoneSamples: Int64
     let decayAfterSamples: Int64
@@ -57,6 +58,7 @@ extension BeatDetector {
       refractorySamples = samples(T.refractorySeconds)
       mergeSamples = samples(T.mergeSeconds)
       confirmSamples = samples(T.confirmSeconds)
+      settlingRiseSamples = samples(T.settlingRiseSeconds)
       zoneSamples = samples(T.secondaryZoneSeconds)
       heightZoneSamples = samples(T.secondaryHeightZoneSeconds)
       decayAfterSamples = samples(T.decayAfterSeconds)

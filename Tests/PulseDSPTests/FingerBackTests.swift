@@ -1,0 +1,43 @@
+import Analysis
+import EvaluationSet
+import PulseDSP
+import Testing
+
+/// A finger put back onto a raw-intensity sensor brings the light back over about a second. Detection restarts as
+/// soon as the light is back, while it still climbs: the band-passed signal then lies on a long slope, and the first
+/// peak's rise from its foot spans it. Taken as the reference, that rise held the next pulses below the hysteresis and
+/// the score for seconds. Its rise against its steepest upslope gives it away (`BeatDetector.acceptSettlingBeat`).
+@Suite(
+  "After the finger is put back the pulse is found at once",
+  .enabled(if: EvalSet.unavailableReason == nil, "needs the shared data set (STRESSMON_DATA)"))
+struct FingerBackTests {
+  @Test("The beats in the seconds after the light is back are found, and none is invented")
+  func beatsAfterReturn() throws {
+    var soon = 0, found = 0, falseBeats = 0, truths = 0
+    for rate in [25.0, 50, 100, 200, 400] {
+      for seed in [3, 4, 5, 6] {
+        // Given records with the finger lifted as the evaluation set renders them (120 s), at seeds it does not use
+        let spec = EvalRecordSpec(condition: .lifted, rateHz: rate, seed: seed, durationSeconds: 120)
+        let record = try EvalSet.record(spec)
+        let scored = { (t: Double) in t > 2 && t < 119 && !record.excludedSpans.contains { $0.contains(t) } }
+        let truth = record.visibleBeats.map(\.seconds).filter(scored)
+        // When the chain runs
+        let beats = try EvalAnalyzer.analysis(of: record).beats.map(\.seconds).filter(scored)
+        // Then the true beats scored in the 6 s after each lift ends (the set leaves the first 2 s out) are found
+        for lift in record.liftSpans {
+          for t in truth where t > lift.end && t < lift.end + 6 {
+            soon += 1
+            found += beats.contains { abs($0 - t) <= 0.15 } ? 1 : 0
+          }
+        }
+        // And the beats reported are true ones
+        falseBeats += beats.filter { b in !truth.contains { abs($0 - b) <= 0.15 } }.count
+        truths += truth.count
+      }
+    }
+    // Measured: 92 of 95 found, no false beat of 2218. Without the settling beat's own rule: 88, no false beat.
+    #expect(soon >= 80, "only \(soon) beats in the seconds after a lift")
+    #expect(found >= soon - 4, "found \(found) of \(soon) beats after the finger was put back")
+    #expect(falseBeats <= 2, "\(falseBeats) false beats of \(truths)")
+  }
+}
