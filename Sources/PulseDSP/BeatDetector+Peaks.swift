@@ -21,8 +21,12 @@ extension BeatDetector {
   /// drift. Dropping it also bounds the latency.
   mutating func candidate(at index: Int64) {
     let slope = tracker.takeUpSlope()
-    guard !contact.rawBad, index > acquisition.settledAfter, index &- tracker.peakIndex <= parameters.confirmSamples
-    else { return }
+    guard !contact.rawBad, index > acquisition.settledAfter else { return }
+    guard index &- tracker.peakIndex <= parameters.confirmSamples else {
+      // While learning, a peak this slow says the range seen so far is a slope, not the pulse (Acquisition).
+      if references.isEmpty { acquisition.forgetRange() }
+      return
+    }
     if merge.isOpen {
       let t = tracker
       if t.peakIndex &- merge.candidate.index <= parameters.mergeSamples && t.peakValue > merge.candidate.value {

@@ -111,6 +111,15 @@ extension BeatDetector {
 
     var range: Int64 { rangeMax > rangeMin ? rangeMax &- rangeMin : 0 }
 
+    /// A peak too slow to confirm while learning: the range and the slope seen so far were a slope the signal still
+    /// climbs (the filters settling after a finger was put back), whose hysteresis no pulse on it falls by in time.
+    /// Learning measures them again from here.
+    mutating func forgetRange() {
+      rangeMax = .min
+      rangeMin = .max
+      steepestSlope = 0
+    }
+
     mutating func observe(value: Int64, slope: Int64) {
       if value > rangeMax { rangeMax = value }
       if value < rangeMin { rangeMin = value }
