@@ -38,12 +38,8 @@ extension BeatDetector {
         merge.candidate.slope = max(merge.candidate.slope, slope)
         merge.candidate.energy = t.energy
         merge.energyTaken = t.energyTaken
-        if merge.needsShape {
-          // A weak early candidate that merged into a peak the score takes is a beat like any other.
-          let a = ratioQ8(merge.candidate.amplitude, references.amplitude)
-          let s = ratioQ8(merge.candidate.slope, references.slope)
-          if a &* s >= parameters.scoreThresholdQ16 { merge.needsShape = false }
-        }
+        // A weak early candidate that merged into a peak the score takes is a beat like any other.
+        if merge.needsShape && passesScore(merge.candidate) { merge.needsShape = false }
       }
       return
     }
@@ -149,6 +145,17 @@ extension BeatDetector {
     return abs(since &- beats &* expected) &* 256 < parameters.phaseToleranceQ8 &* expected
   }
 
+  /// Whether `c` passes the score against the references as they stand (each feature above the floor, the product
+  /// above the normal threshold): what a candidate must show to replace a beat, or to need no shape match.
+  @inline(__always)
+  func passesScore(_ c: Candidate) -> Bool {
+    let p = parameters
+    let amplitudeRatio = ratioQ8(c.amplitude, references.amplitude)
+    let slopeRatio = ratioQ8(c.slope, references.slope)
+    return amplitudeRatio >= p.featureFloorQ8 && slopeRatio >= p.featureFloorQ8
+      && amplitudeRatio &* slopeRatio >= p.scoreThresholdQ16
+  }
+
   /// value / reference in Q8, clamped to 0...2^16 (a ratio of 256 is plenty to pass any test).
   @inline(__always)
   func ratioQ8(_ value: Int64, _ reference: Int64) -> Int64 {
@@ -224,29 +231,31 @@ extension BeatDetector {
   /// steepest slope seen until then were the settling's. Once per restart at most.
   @inline(never)
   mutating func acceptSettlingBeat(_ c: Candidate) {
-    rhythm.hasLastBeat = true
-    rhythm.lastBeatIndex = c.index
     acquisition = Acquisition(settledAfter: clock.index &- 1)
     tracker.hysteresis = parameters.hysteresisFloorQ8
-    updateTimers()
-    outbox.readyBeat = DetectedBeat(
-      positionQ16: beatPositionQ16(c), reportedAt: position &- 1, amplitudeQ8: c.amplitude, upslopeQ8: c.slope)
+    report(c, replacesPrevious: false)
   }
 
   /// `c` is the last beat now (its interval and medians already noted): the references, timers and quality follow
   /// from it, and it is reported.
   mutating func becomeLastBeat(_ c: Candidate, replacesPrevious: Bool) {
-    rhythm.hasLastBeat = true
-    rhythm.lastBeatIndex = c.index
     references.lastAmplitude = c.amplitude
     references.lastHeight = c.value
     updateReferences()
     energy.setScale(forAmplitude: references.amplitude)
+    report(c, replacesPrevious: replacesPrevious)
+    updateQualityFromRhythm()
+  }
+
+  /// `c` is the last beat of the rhythm: the adaptation timers run from it, and it is reported.
+  @inline(__always)
+  mutating func report(_ c: Candidate, replacesPrevious: Bool) {
+    rhythm.hasLastBeat = true
+    rhythm.lastBeatIndex = c.index
     updateTimers()
     outbox.readyBeat = DetectedBeat(
       positionQ16: beatPositionQ16(c), reportedAt: position &- 1, amplitudeQ8: c.amplitude, upslopeQ8: c.slope,
       replacesPrevious: replacesPrevious)
-    updateQualityFromRhythm()
   }
 
   /// Whether a candidate the energy gate turned away is a beat after all. The gate weighs a peak against the last

@@ -25,11 +25,7 @@ extension BeatDetector {
   @inline(__always)
   mutating func mayReplaceLastBeat(_ c: Candidate) -> Bool {
     guard rhythm.hasLastBeat, rhythm.hasPreviousBeat, !references.isEmpty else { return false }
-    let p = parameters
-    let amplitudeRatio = ratioQ8(c.amplitude, references.amplitude)
-    let slopeRatio = ratioQ8(c.slope, references.slope)
-    return amplitudeRatio >= p.featureFloorQ8 && slopeRatio >= p.featureFloorQ8
-      && amplitudeRatio &* slopeRatio >= p.scoreThresholdQ16
+    return passesScore(c)
   }
 
   /// Whether candidate `c`, inside the refractory period or the secondary-wave zone after the last beat, replaces
