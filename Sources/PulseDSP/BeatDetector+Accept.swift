@@ -1,0 +1,150 @@
+// The detector's acceptance of a candidate once its merge window closes: the energy gate, the pulse's shape, the
+// replacement and settling cases, and the beat becoming the last one. Integer only; called from the candidate logic
+// (BeatDetector+Peaks.swift).
+extension BeatDetector {
+  /// The merge window has closed: the pending candidate is a beat.
+  mutating func acceptPending(at index: Int64) {
+    merge.isOpen = false
+    let c = merge.candidate
+    // In poor signal a beat this soon after the last one, standing twice as high, shows the last one was noise.
+    if quality == .poorSignal && !merge.replaces && replacesNoiseBeat(c) { merge.replaces = true }
+    // Elgendi's block of interest: the peak's energy (its largest W1 average) must stand above the energy of
+    // the last W2 plus the offset. Noise in diastole and on the downstroke does not; a weak early beat with the
+    // pulse's shape may still be a beat.
+    if merge.needsShape ? !strongPulse(c) : !energy.stands(peakEnergy: c.energy) && !strongPulse(c) {
+      noteSecondary(c)
+      return
+    }
+    if !shapeFits(c) {
+      noteSecondary(c)
+      return
+    }
+    if merge.replaces {
+      replaceLastBeat(with: c)
+      return
+    }
+    if references.isEmpty && !rhythm.hasLastBeat && c.amplitude > c.slope &* parameters.settlingRiseSamples {
+      return acceptSettlingBeat(c)
+    }
+    if references.isDecayed {
+      // A beat after decayed references: if it is smaller than they were, the amplitude really dropped, so
+      // the references come down to it (never further than the decay went); a large beat keeps them.
+      let median = references.amplitudes.median
+      if c.amplitude < median {
+        let shareQ15 = max(references.decayQ15, (c.amplitude << 15) / max(1, median))
+        references.amplitudes.scale(byQ15: shareQ15)
+        references.slopes.scale(byQ15: shareQ15)
+      }
+      references.decayQ15 = 1 << 15
+    }
+    // (Tested here first: the call costs more than the test, once per beat.)
+    let missed = searchBack.has ? recoverMissedBeat(before: c) : nil
+    if let missed { acceptRecovered(missed) }
+    closeSecondarySpan(interval: c.index &- rhythm.lastBeatIndex)
+    rhythm.lastIntervalPushed = false
+    if rhythm.hasLastBeat {
+      let interval = c.index &- rhythm.lastBeatIndex
+      let expected = rhythm.intervals.median
+      rhythm.regular = !rhythm.intervals.isEmpty
+        && abs(interval &- expected) &* 256 < parameters.regularToleranceQ8 &* expected
+      noteRhythm(interval)
+      if interval <= parameters.longestIntervalSamples {
+        rhythm.intervals.push(interval)
+        rhythm.lastIntervalPushed = true
+      }
+    }
+    rhythm.hasPreviousBeat = rhythm.hasLastBeat
+    rhythm.previousBeatIndex = rhythm.lastBeatIndex
+    references.amplitudes.push(c.amplitude)
+    references.slopes.push(max(1, c.slope))
+    becomeLastBeat(c, replacesPrevious: false)
+  }
+
+  /// The first beat after a restart rose with the filters' settling (`settlingRiseSeconds`): a finger put back while
+  /// the light still climbs leaves the band-passed signal on a long slope, and the first peak's rise from its foot
+  /// spans the slope. As a reference it would hold the next pulses' peaks below the hysteresis and the score for
+  /// seconds. It is reported and the rhythm starts from it, but learning starts again after it: the range and the
+  /// steepest slope seen until then were the settling's. Once per restart at most.
+  @inline(never)
+  mutating func acceptSettlingBeat(_ c: Candidate) {
+    acquisition = Acquisition(settledAfter: clock.index &- 1)
+    tracker.hysteresis = parameters.hysteresisFloorQ8
+    report(c, replacesPrevious: false)
+  }
+
+  /// `c` is the last beat now (its interval and medians already noted): the references, timers and quality follow
+  /// from it, and it is reported.
+  mutating func becomeLastBeat(_ c: Candidate, replacesPrevious: Bool) {
+    references.lastAmplitude = c.amplitude
+    references.lastHeight = c.value
+    updateReferences()
+    energy.setScale(forAmplitude: references.amplitude)
+    report(c, replacesPrevious: replacesPrevious)
+    updateQualityFromRhythm()
+  }
+
+  /// `c` is the last beat of the rhythm: the adaptation timers run from it, and it is reported.
+  @inline(__always)
+  mutating func report(_ c: Candidate, replacesPrevious: Bool) {
+    rhythm.hasLastBeat = true
+    rhythm.lastBeatIndex = c.index
+    updateTimers()
+    outbox.readyBeat = DetectedBeat(
+      positionQ16: beatPositionQ16(c), reportedAt: position &- 1, amplitudeQ8: c.amplitude, upslopeQ8: c.slope,
+      replacesPrevious: replacesPrevious)
+  }
+
+  /// Whether a candidate the energy gate turned away is a beat after all. The gate weighs a peak against the last
+  /// 667 ms, which hold the beat before: a short-coupled beat (AF, a premature beat) had less time to fill and
+  /// stands below that beat's energy. When no peak comes between this pulse's beats (a secondary wave is what the
+  /// gate most often stops: `SecondaryWaveWatch.State.absent`) and the candidate has the pulse's shape (the
+  /// template match asked of a beat off the rhythm), it is a beat. Once per candidate the gate rejects.
+  mutating func strongPulse(_ c: Candidate) -> Bool {
+    guard secondary.state == .absent, energy.template.isReady, rhythm.expected > 0 else { return false }
+    let p = parameters
+    return energy.likeness(
+      peak: c.index, now: clock.index &- 1, reach: rhythm.expected / 2, matchQ8: p.templateMatchQ8,
+      floorQ8: p.templateFloorQ8) == 2
+  }
+
+  /// The pulse's shape (PulseTemplate.swift): a candidate off the rhythm (early or late) must look like the
+  /// recent good pulses; one on the rhythm only needs some likeness, and if it is not a good match it marks the
+  /// signal poor for the next beats. Good matches on the rhythm teach the template. False: no beat. Beats on the
+  /// rhythm are sampled (`templateOnTimeMask`).
+  mutating func shapeFits(_ c: Candidate) -> Bool {
+    let index = clock.index &- 1  // the working sample being stepped (acceptPending's)
+    // A replacement is timed from the beat before the one it replaces.
+    let sinceLast = c.index &- (merge.replaces ? rhythm.previousBeatIndex : rhythm.lastBeatIndex)
+    let expected = rhythm.expected
+    var onTime = rhythm.hasLastBeat && expected > 0
+      && abs(sinceLast &- expected) &* 256 < parameters.regularToleranceQ8 &* expected
+    if !onTime && expected > 0 && rhythm.anchorIndex > 0 {
+      // On the rhythm of the last beat that was on time or looked like a pulse (the last beat may have been a
+      // false one): a whole number of intervals after it.
+      let since = c.index &- rhythm.anchorIndex
+      let beats = max(1, (since &+ expected / 2) / expected)
+      onTime = beats <= 3 && abs(since &- beats &* expected) &* 256 < parameters.regularToleranceQ8 &* expected
+    }
+    var misshapen = false
+    rhythm.onTimeCount &+= onTime ? 1 : 0
+    let sampled = rhythm.onTimeCount & BeatDetectorTuning.templateOnTimeMask == 0 || !energy.template.isReady
+    // The window never reaches back past half an interval: a fast heart's previous beat is no part of this one.
+    if onTime ? sampled : energy.template.isReady {
+      let p = parameters
+      let likeness = energy.likeness(
+        peak: c.index, now: index, reach: expected > 0 ? expected / 2 : Int64.max / 4, matchQ8: p.templateMatchQ8,
+        floorQ8: p.templateFloorQ8)
+      if likeness == 2 {
+        rhythm.anchorIndex = c.index
+        if onTime && energy.template.wantsBeat() { energy.learnWindow() }
+      } else if likeness == 1 && onTime {
+        misshapen = true
+      } else if likeness >= 0 {
+        return false
+      }
+    }
+    rhythm.misshapenBits = ((rhythm.misshapenBits << 1) | (misshapen ? 1 : 0)) & 0xFF
+    if onTime { rhythm.anchorIndex = c.index }
+    return true
+  }
+}
