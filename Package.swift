@@ -208,11 +208,9 @@ let package = Package(
       name: "MonitorTests",
       dependencies: [
         "Monitor", "stressmon", "Config", "CSQLite", "Hub", "Indicators", "LinuxIO", "Platform", "Sensors", "Store",
-        "StressModel", "SyncWire", "SyncTestSupport", "TestSupport",
+        "StressModel", "SyncWire", "SyncTestSupport", "TestSupport", "ServerTestSupport",
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "Logging", package: "swift-log"),
-        .product(name: "NIOCore", package: "swift-nio"),
-        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
       ]
     ),
     .testTarget(
@@ -229,6 +227,7 @@ let package = Package(
       name: "HubTests",
       dependencies: [
         "Hub", "SQLite", "Sync", "SyncWire", "Store", "StressModel", "DayReport", "SyncTestSupport", "TestSupport",
+        "ServerTestSupport",
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HummingbirdCore", package: "hummingbird"),
         .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -240,10 +239,19 @@ let package = Package(
         .product(name: "Logging", package: "swift-log"),
         .product(name: "AsyncHTTPClient", package: "async-http-client"),
         .product(name: "PostgresNIO", package: "postgres-nio"),
-        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
       ]
     ),
     .target(name: "TestSupport", path: "Tests/TestSupport"),
+    // A server run on loopback by HubTests and MonitorTests, stopped gracefully (ServiceLifecycle).
+    .target(
+      name: "ServerTestSupport",
+      dependencies: [
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+      ],
+      path: "Tests/ServerTestSupport"
+    ),
     // The evaluation set (docs/evaluation-set.md): semi-synthetic raw MAX30102 recordings with exact beat truth,
     // made in memory from the shared real data, and their scoring. Test-only; `stressmon-evalset` writes the set
     // to a folder for scripts/bench-accuracy. The generator itself never uses the detector it judges (Analysis

@@ -6,7 +6,7 @@ import HummingbirdTLS
 import Logging
 import NIOCore
 import NIOSSL
-import ServiceLifecycle
+import ServerTestSupport
 import Synchronization
 import SyncWire
 
@@ -31,7 +31,7 @@ final class LiveHub: Sendable {
   private let requests = Mutex<[(path: String, at: Date)]>([])
   /// Requests for this path wait until `openGate()` (a test orders events across the browser and the hub).
   private let gate = Mutex<(path: String?, open: Bool)>((nil, true))
-  private let state = Mutex<(port: Int, running: Running?)>((0, nil))
+  private let state = Mutex<(port: Int, server: GracefulServer?)>((0, nil))
   /// Every ingest answer waits this long after storing (a slow hub), unless a fault says otherwise.
   let delayAfterStore: Double
   /// Serve HTTPS with this configuration instead of plain HTTP.
@@ -68,7 +68,6 @@ final class LiveHub: Sendable {
   /// Starts listening (on the previous port after a stop, else an ephemeral one). Returns once bound.
   func start() async throws {
     let port = self.port
-    let (bound, continuation) = AsyncStream<any Channel>.makeStream()
     let inner = HubRoutes.router(
       storage: storage, options: options, metrics: metrics, logger: Logger(label: "test.hub")
     ).buildResponder()
@@ -77,61 +76,30 @@ final class LiveHub: Sendable {
     }
     var logger = Logger(label: "test.hub.server")
     logger.logLevel = .critical
-    let app = Application(
-      responder: responder,
-      server: try HubServer.server(limits: limits, tls: tls, metrics: metrics),
-      configuration: HubServer.configuration(host: "127.0.0.1", port: port, limits: limits, logger: logger),
-      onServerRunning: { channel in
-        continuation.yield(channel)
-        continuation.finish()
-      },
-      logger: logger)
-    // In a service group, as `stressmon-hub serve` runs it, so that `stop()` can shut it down gracefully. Detached:
-    // a group inherits the graceful shutdown of the service it is started from (a task local), and
-    // `.restartAfterStore` starts the new hub from a request of the old one, which is shutting down.
-    let group = ServiceGroup(services: [app], logger: logger)
-    let task = Task.detached {
-      defer { continuation.finish() }  // a failed bind ends the wait below
-      try await group.run()
+    let (limits, tls, metrics) = (self.limits, self.tls, self.metrics)
+    let server = try await GracefulServer.start(logger: logger) { onServerRunning in
+      Application(
+        responder: responder,
+        server: try HubServer.server(limits: limits, tls: tls, metrics: metrics),
+        configuration: HubServer.configuration(host: "127.0.0.1", port: port, limits: limits, logger: logger),
+        onServerRunning: onServerRunning,
+        logger: logger)
     }
-    var iterator = bound.makeAsyncIterator()
-    guard let listener = await iterator.next() else {
-      try await task.value  // why it did not bind (the port taken...)
-      throw HubStorageError("test hub did not bind")
-    }
-    state.withLock { $0 = (listener.localAddress?.port ?? 0, Running(group: group, task: task, listener: listener)) }
+    state.withLock { $0 = (server.port, server) }
   }
 
-  /// Stops listening; connections in flight are cut.
-  ///
-  /// Never by cancelling the server outright: a connection accepted but not yet handed to the server loop is
-  /// then dropped unfinished, and NIO traps ("Deinited NIOAsyncWriter without calling finish()",
-  /// apple/swift-nio#3481). A graceful shutdown closes the listener first, which ends the stream of accepted
-  /// connections; the server loop then takes every one still queued. Only once the listener is closed is the
-  /// task cancelled, to cut requests still in flight (a graceful shutdown alone would wait for them, and
-  /// `.restartAfterStore` calls this from inside a request that waits for it).
+  /// Stops listening; connections in flight are cut (gracefully first: `GracefulServer.stop`).
   func stop() async {
-    let running = state.withLock { state -> Running? in
-      defer { state.running = nil }
-      return state.running
+    let server = state.withLock { state -> GracefulServer? in
+      defer { state.server = nil }
+      return state.server
     }
-    guard let running else { return }
-    await running.group.triggerGracefulShutdown()
-    try? await running.listener.closeFuture.get()
-    running.task.cancel()
-    _ = try? await running.task.value
+    await server?.stop()
   }
 
   func restart() async throws {
     await stop()
     try await start()
-  }
-
-  /// A started server: its group, the task running it, and its listening channel.
-  private struct Running: Sendable {
-    let group: ServiceGroup
-    let task: Task<Void, any Error>
-    let listener: any Channel
   }
 
   private func respond(

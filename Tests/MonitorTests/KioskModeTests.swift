@@ -4,8 +4,7 @@ import Hummingbird
 import Indicators
 import Logging
 import Monitor
-import NIOCore
-import ServiceLifecycle
+import ServerTestSupport
 import StressModel
 import SyncTestSupport
 import SyncWire
@@ -129,60 +128,31 @@ struct KioskModeTests {
 /// The hub application on 127.0.0.1 with an ephemeral port and SQLite storage in a temporary directory.
 final class LoopbackHub: Sendable {
   let storage: SQLiteHubStorage
-  let port: Int
-  private let group: ServiceGroup
-  private let task: Task<Void, any Error>
-  private let listener: any Channel
+  private let server: GracefulServer
   private let directory: TemporaryDirectory
 
-  private init(
-    storage: SQLiteHubStorage, group: ServiceGroup, task: Task<Void, any Error>, listener: any Channel,
-    directory: TemporaryDirectory
-  ) {
+  private init(storage: SQLiteHubStorage, server: GracefulServer, directory: TemporaryDirectory) {
     self.storage = storage
-    self.port = listener.localAddress?.port ?? 0
-    self.group = group
-    self.task = task
-    self.listener = listener
+    self.server = server
     self.directory = directory
   }
 
+  var port: Int { server.port }
   var baseURL: String { "http://127.0.0.1:\(port)" }
 
   static func start() async throws -> LoopbackHub {
     let directory = try TemporaryDirectory("loopback-hub")
     let storage = try SQLiteHubStorage(path: directory.file("hub.sqlite"))
     try await storage.migrate()
-    let (bound, continuation) = AsyncStream<any Channel>.makeStream()
     var logger = Logger(label: "test.hub")
     logger.logLevel = .critical
-    let app = try HubServer.application(
-      storage: storage, host: "127.0.0.1", port: 0, logger: logger,
-      onServerRunning: { channel in
-        continuation.yield(channel)
-        continuation.finish()
-      })
-    // In a service group, as `stressmon-hub serve` runs it, so that `stop()` can shut it down gracefully.
-    let group = ServiceGroup(services: [app], logger: logger)
-    let task = Task {
-      defer { continuation.finish() }  // a failed bind ends the wait below
-      try await group.run()
+    let server = try await GracefulServer.start(logger: logger) { onServerRunning in
+      try HubServer.application(
+        storage: storage, host: "127.0.0.1", port: 0, logger: logger, onServerRunning: onServerRunning)
     }
-    var iterator = bound.makeAsyncIterator()
-    guard let listener = await iterator.next() else {
-      try await task.value
-      throw HubStorageError("the test hub did not bind")
-    }
-    return LoopbackHub(storage: storage, group: group, task: task, listener: listener, directory: directory)
+    return LoopbackHub(storage: storage, server: server, directory: directory)
   }
 
-  /// Stops listening; connections in flight are cut. Graceful shutdown first, cancellation only once the listener
-  /// is closed: cancelling a server that still has an accepted connection queued traps in NIO
-  /// (apple/swift-nio#3481; HubTests' `LiveHub.stop` says more).
-  func stop() async {
-    await group.triggerGracefulShutdown()
-    try? await listener.closeFuture.get()
-    task.cancel()
-    _ = try? await task.value
-  }
+  /// Stops listening; connections in flight are cut (gracefully first: `GracefulServer.stop`).
+  func stop() async { await server.stop() }
 }
