@@ -179,7 +179,7 @@ let package = Package(
       name: "AnalysisTests", dependencies: ["Analysis", "PulseDSP", "StressModel", "Signals", "Platform", "TestSupport"]
     ),
     .testTarget(name: "LinuxIOTests", dependencies: ["LinuxIO", "BoardParts", "Platform", "TestSupport"]),
-    .testTarget(name: "SignalsTests", dependencies: ["Signals", "TestSupport"]),
+    .testTarget(name: "SignalsTests", dependencies: ["Signals", "Platform", "TestSupport"]),
     .testTarget(name: "ConfigTests", dependencies: ["Config", "TestSupport"]),
     // Monitor for the board-to-source mapping (PulseSourceFactory), which lives in the composition root.
     .testTarget(

@@ -52,6 +52,53 @@ extension RecordingReader {
     return negative ? -value : value
   }
 
+  /// The common line, read in one pass: `[-]digits[.digits]` then `\n`, `\r\n` or the region's end, at most 15
+  /// digits and at most `decimals` of them after the point. Returns the value × 10^decimals and where the next
+  /// line starts; nil for anything else (padding, a comma, an exponent, a blank line, rounding), which the caller
+  /// re-reads the general way, so both give the same value.
+  @inline(__always)
+  static func parsePlainLine(_ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int, decimals: Int) -> (Int64, Int)? {
+    var i = start
+    let negative = i < end && base[i] == 0x2D
+    if negative { i += 1 }
+    var mantissa: Int64 = 0
+    let integerStart = i
+    while i < end {
+      let digit = base[i] &- 0x30
+      if digit > 9 { break }
+      mantissa = mantissa &* 10 &+ Int64(digit)
+      i += 1
+    }
+    var digits = i - integerStart
+    var fraction = 0
+    if i < end && base[i] == 0x2E {
+      i += 1
+      let fractionStart = i
+      while i < end {
+        let digit = base[i] &- 0x30
+        if digit > 9 { break }
+        mantissa = mantissa &* 10 &+ Int64(digit)
+        i += 1
+      }
+      fraction = i - fractionStart
+      digits += fraction
+    }
+    guard digits > 0, digits <= 15, fraction <= decimals, digits - fraction + decimals <= 18 else { return nil }
+    var next = i
+    if i < end {
+      if base[i] == 0x0A {
+        next = i + 1
+      } else if base[i] == 0x0D && i + 1 < end && base[i + 1] == 0x0A {
+        next = i + 2
+      } else {
+        return nil
+      }
+    }
+    var value = mantissa
+    for _ in fraction..<decimals { value &*= 10 }
+    return (negative ? -value : value, next)
+  }
+
   static func pow10(_ n: Int) -> Double {
     var p = 1.0
     for _ in 0..<n { p *= 10 }

@@ -30,6 +30,9 @@ public final class RecordingReader {
   private let slotOfField: [Int8]
   private let decimals: Int
   private let rowScratch: UnsafeMutablePointer<Int64>
+  /// Plain single-column values gathered before they join a block's rows, `laneCapacity` at a time.
+  private let lane: UnsafeMutablePointer<Int32>
+  private static let laneCapacity = 4_096
   /// For each channel, the first channel reading the same column; nil when no column is asked for twice.
   private let duplicateSources: [Int]?
 
@@ -76,6 +79,7 @@ public final class RecordingReader {
       self.slotOfField = slots
       self.decimals = Self.decimalDigits(of: self.scale)
       self.rowScratch = .allocate(capacity: max(1, wanted.count))
+      self.lane = .allocate(capacity: Self.laneCapacity)
       let sources = wanted.map { column in wanted.firstIndex(of: column)! }
       self.duplicateSources = sources == Array(wanted.indices) ? nil : sources
     } catch let error as RecordingError {
@@ -90,6 +94,7 @@ public final class RecordingReader {
   deinit {
     try? file.close()
     rowScratch.deallocate()
+    lane.deallocate()
   }
 
   // MARK: - Public
@@ -128,7 +133,7 @@ public final class RecordingReader {
         slotOfField.withUnsafeBufferPointer { slots in
           Self.parseRows(
             buffer.baseAddress!, &position, regionEnd, slots: slots, width: width, decimals: decimals,
-            limit: limit, state: &state, rows: &rows, row: rowScratch, sources: duplicateSources)
+            limit: limit, state: &state, rows: &rows, row: rowScratch, lane: lane, sources: duplicateSources)
         }
       }
       cursor.start = position
@@ -233,6 +238,7 @@ public final class RecordingReader {
   private static func parseRows(
     _ base: UnsafePointer<UInt8>, _ position: inout Int, _ end: Int, slots: UnsafeBufferPointer<Int8>, width: Int,
     decimals: Int, limit: Int, state: inout RowState, rows: inout [Int32], row: UnsafeMutablePointer<Int64>,
+    lane: UnsafeMutablePointer<Int32>,
     sources: [Int]?
   ) -> RowFailure? {
     let distinct = sources.map { Set($0).count } ?? width
@@ -240,6 +246,26 @@ public final class RecordingReader {
     var i = position
     defer { position = i }
     while i < end && state.count < limit {
+      if singleColumn && state.skipRemaining == 0 {
+        // The lane: a run of plain lines with no gap, gathered and appended at once.
+        let most = min(limit - state.count, laneCapacity)
+        var n = 0
+        while n < most, i < end, let (value, next) = parsePlainLine(base, i, end, decimals: decimals),
+          value <= Int64(Int32.max), value >= Int64(Int32.min)
+        {
+          lane[n] = Int32(truncatingIfNeeded: value)
+          n += 1
+          i = next
+        }
+        if n > 0 {
+          rows.append(contentsOf: UnsafeBufferPointer(start: lane, count: n))
+          if state.count == 0 { state.firstIndex = state.sampleIndex }
+          state.count += n
+          state.sampleIndex += n
+          state.lineNumber += n
+          continue
+        }
+      }
       let line = state.lineNumber
       state.lineNumber += 1
       var field = 0

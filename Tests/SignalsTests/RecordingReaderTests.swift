@@ -1,3 +1,4 @@
+import Platform
 import Signals
 import TestSupport
 import Testing
@@ -126,5 +127,44 @@ struct RecordingReaderTests {
     defer { dir.remove() }
     let path = try dir.write("s.csv", "ppg\n1.0\n\(values)\n")
     #expect(try RecordingReader(path: path).scale == scale)
+  }
+
+  @Test("However a value is written, it reads as the same fixed-point number, across chunks and block sizes")
+  func everyFormReadsTheSame() throws {
+    // Plain lines take the one-pass lane, the rest the general parser; both must agree with the exact value.
+    var generator = SplitMix64(seed: 12)
+    var lines = ["ppg", "0.125"]
+    var expected: [Int32] = [125]
+    for _ in 0..<150_000 {
+      let n = Int32.random(in: -268_000_000...268_000_000, using: &generator)
+      let magnitude = n.magnitude
+      let whole = "\(magnitude / 1000)"
+      let fraction = String("\(1000 + magnitude % 1000)".dropFirst())
+      let sign = n < 0 ? "-" : ""
+      let forms = [
+        "\(sign)\(whole).\(fraction)", "\(sign)\(whole).\(fraction)0", "\(sign)\(whole).\(fraction)4",
+        "\(sign)\(whole).\(fraction)\r", " \(sign)\(whole).\(fraction)", "\"\(sign)\(whole).\(fraction)\"",
+        n < 0 ? "-0\(whole).\(fraction)" : "+\(whole).\(fraction)", "\(sign)\(whole).\(fraction)e0",
+        magnitude % 1000 == 0 ? "\(sign)\(whole)" : "\(sign)\(whole).\(fraction)",
+      ]
+      lines.append(forms[Int.random(in: 0..<forms.count, using: &generator)])
+      expected.append(n)
+      if Int.random(in: 0..<500, using: &generator) == 0 { lines.append("") }
+    }
+    let dir = try TemporaryDirectory()
+    defer { dir.remove() }
+    let path = try dir.write("forms.csv", lines.joined(separator: "\n"))
+    for blockSize in [1 << 16, 777] {
+      let reader = try RecordingReader(path: path, readSidecar: false)
+      #expect(reader.scale == 1000)
+      var read: [Int32] = []
+      while let block = try reader.nextBlock(maxSamples: blockSize) {
+        #expect(block.gapBefore == 0)
+        read += block.channels[0]
+      }
+      #expect(read.count == expected.count)
+      let firstDifference = read.indices.first { $0 < expected.count && read[$0] != expected[$0] }
+      #expect(firstDifference == nil, "block size \(blockSize): line \((firstDifference ?? 0) + 2) reads differently")
+    }
   }
 }
