@@ -34,8 +34,13 @@ public enum Statistics {
     return sorted[lower] + (sorted[upper] - sorted[lower]) * fraction
   }
 
-  /// Median (50th percentile, linear interpolation).
-  public static func median(_ values: [Double]) -> Double? { percentile(values, 50) }
+  /// Median (50th percentile, linear interpolation), found by selection rather than by sorting a copy.
+  public static func median(_ values: [Double]) -> Double? {
+    guard !values.isEmpty else { return nil }
+    var copy = values
+    let (lower, upper) = copy.withUnsafeMutableBufferPointer { middleValues($0, count: values.count) }
+    return lower + (upper - lower) * 0.5
+  }
 
   /// Values inside [Q1 − k·IQR, Q3 + k·IQR] (Tukey's fences; k = 1.5 by default), order kept.
   public static func removingOutliers(_ values: [Double], iqrMultiplier k: Double = 1.5) -> [Double] {

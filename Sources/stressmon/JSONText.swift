@@ -56,7 +56,7 @@ final class JSONText {
   func numbers(_ values: [Double]) {
     bytes.append(0x5B)
     for (i, value) in values.enumerated() {
-      if i > 0 { bytes.append(contentsOf: [0x2C, 0x20]) }
+      if i > 0 { separator() }
       number(value)
     }
     bytes.append(0x5D)
@@ -65,7 +65,7 @@ final class JSONText {
   func integers(_ values: [Int64]) {
     bytes.append(0x5B)
     for (i, value) in values.enumerated() {
-      if i > 0 { bytes.append(contentsOf: [0x2C, 0x20]) }
+      if i > 0 { separator() }
       integer(value)
     }
     bytes.append(0x5D)
@@ -80,37 +80,74 @@ final class JSONText {
     }
   }
 
-  func integer(_ value: Int64) { bytes.append(contentsOf: String(value).utf8) }
+  /// Decimal digits, written straight into the buffer (no String per number: a long recording has 100 000).
+  func integer(_ value: Int64) {
+    if value < 0 { bytes.append(0x2D) }
+    var magnitude = value.magnitude
+    var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                 UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+      (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+    var count = 0
+    withUnsafeMutableBytes(of: &digits) { digit in
+      repeat {
+        digit[count] = 0x30 + UInt8(magnitude % 10)
+        magnitude /= 10
+        count += 1
+      } while magnitude > 0
+      while count > 0 {
+        count -= 1
+        bytes.append(digit[count])
+      }
+    }
+  }
 
-  func null() { bytes.append(contentsOf: Array("null".utf8)) }
+  func null() {
+    bytes.append(0x6E)
+    bytes.append(0x75)
+    bytes.append(0x6C)
+    bytes.append(0x6C)
+  }
 
   func bool(_ value: Bool) { bytes.append(contentsOf: Array((value ? "true" : "false").utf8)) }
 
   func string(_ value: String) {
     bytes.append(0x22)
-    for scalar in value.unicodeScalars {
-      switch scalar {
-      case "\\": bytes.append(contentsOf: [0x5C, 0x5C])
-      case "\u{22}": bytes.append(contentsOf: [0x5C, 0x22])
-      case "\n": bytes.append(contentsOf: [0x5C, 0x6E])
-      case "\t": bytes.append(contentsOf: [0x5C, 0x74])
-      case "\r": bytes.append(contentsOf: [0x5C, 0x72])
-      default:
-        if scalar.value < 0x20 {
-          let hex = Array("0123456789abcdef".utf8)
-          bytes.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, hex[Int(scalar.value >> 4)], hex[Int(scalar.value & 0xF)]])
-        } else {
-          bytes.append(contentsOf: String(scalar).utf8)
-        }
+    // Byte by byte: UTF-8's multi-byte sequences are all ≥ 0x80 and pass as they are.
+    for byte in value.utf8 {
+      switch byte {
+      case 0x5C, 0x22:
+        bytes.append(0x5C)
+        bytes.append(byte)
+      case 0x0A: escape(0x6E)
+      case 0x09: escape(0x74)
+      case 0x0D: escape(0x72)
+      case 0..<0x20:
+        let hex: StaticString = "0123456789abcdef"
+        escape(0x75)
+        bytes.append(0x30)
+        bytes.append(0x30)
+        bytes.append(hex.utf8Start[Int(byte >> 4)])
+        bytes.append(hex.utf8Start[Int(byte & 0xF)])
+      default: bytes.append(byte)
       }
     }
     bytes.append(0x22)
   }
 
+  private func escape(_ letter: UInt8) {
+    bytes.append(0x5C)
+    bytes.append(letter)
+  }
+
+  private func separator() {
+    bytes.append(0x2C)
+    bytes.append(0x20)
+  }
+
   fileprivate func newline() {
     guard layout == .indented else { return }
     bytes.append(0x0A)
-    for _ in 0..<depth { bytes.append(contentsOf: [0x20, 0x20]) }
+    for _ in 0..<(2 * depth) { bytes.append(0x20) }
   }
 
   fileprivate func raw(_ byte: UInt8) { bytes.append(byte) }

@@ -1,3 +1,4 @@
+import Platform
 import StressModel
 import Testing
 
@@ -12,6 +13,20 @@ struct StatisticsTests {
     // rank 0.4 × 4 = 1.6 → 20 + 0.6 × 15 = 29
     #expect(abs(Statistics.percentile(values, 40)! - 29) < 1e-12)
     #expect(Statistics.percentile([], 50) == nil)
+  }
+
+  @Test("The median by selection is the sorted median, whatever the order, size and ties")
+  func medianBySelection() {
+    var random = SplitMix64(seed: 7)
+    for count in 1...130 {
+      for shape in 0..<4 {
+        var values = (0..<count).map { _ in Double(Int.random(in: 0..<(shape == 1 ? 5 : 1_000), using: &random)) }
+        if shape == 2 { values.sort() }
+        if shape == 3 { values.sort(by: >) }
+        #expect(Statistics.median(values) == Statistics.percentile(sorted: values.sorted(), 50), "\(values)")
+      }
+    }
+    #expect(Statistics.median([]) == nil)
   }
 
   @Test("Tukey fences keep the bulk and drop far points")
