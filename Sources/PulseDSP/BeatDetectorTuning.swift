@@ -114,11 +114,10 @@ enum BeatDetectorTuning {
 
   /// A beat at least this many expected intervals after the last one reveals a missed beat between them...
   static let searchBackLongShare = 1.6
-  /// ...the best rejected candidate at least this share of an expected interval from both beats...
-  static let searchBackSplitShare = 0.35
-  /// ...and at least this share after the last beat (the premature beats come 20-35 % early; a secondary
-  /// wave comes earlier than half an interval).
-  static let searchBackEarliestShare = 0.5
+  /// ...the best rejected candidate at least this share of an expected interval from both beats (no beat, not even
+  /// a premature one 20-35 % early, comes sooner after another; a secondary wave does, and so does motion just
+  /// before a beat: at 0.35 search-back took those on pyphysio_medical and on two motion records of the set)...
+  static let searchBackMarginShare = 0.5
   /// ...whose score (as `scoreThreshold`, against the medians of the last beats) reaches this. Only in a quiet span
   /// whose recent beats had the pulse's shape, in good or poor signal (BeatDetector+SearchBack.swift).
   static let searchBackScore = 0.25
