@@ -62,25 +62,11 @@ extension RecordingReader {
     let negative = i < end && base[i] == 0x2D
     if negative { i += 1 }
     var mantissa: Int64 = 0
-    let integerStart = i
-    while i < end {
-      let digit = base[i] &- 0x30
-      if digit > 9 { break }
-      mantissa = mantissa &* 10 &+ Int64(digit)
-      i += 1
-    }
-    var digits = i - integerStart
+    var digits = takeDigits(base, &i, end, into: &mantissa)
     var fraction = 0
     if i < end && base[i] == 0x2E {
       i += 1
-      let fractionStart = i
-      while i < end {
-        let digit = base[i] &- 0x30
-        if digit > 9 { break }
-        mantissa = mantissa &* 10 &+ Int64(digit)
-        i += 1
-      }
-      fraction = i - fractionStart
+      fraction = takeDigits(base, &i, end, into: &mantissa)
       digits += fraction
     }
     guard digits > 0, digits <= 15, fraction <= decimals, digits - fraction + decimals <= 18 else { return nil }
@@ -97,6 +83,19 @@ extension RecordingReader {
     var value = mantissa
     for _ in fraction..<decimals { value &*= 10 }
     return (negative ? -value : value, next)
+  }
+
+  /// Appends the decimal digits from `i` on to `mantissa` (wrapping: the caller bounds the count); returns how many.
+  @inline(__always)
+  private static func takeDigits(_ base: UnsafePointer<UInt8>, _ i: inout Int, _ end: Int, into mantissa: inout Int64) -> Int {
+    let start = i
+    while i < end {
+      let digit = base[i] &- 0x30
+      if digit > 9 { break }
+      mantissa = mantissa &* 10 &+ Int64(digit)
+      i += 1
+    }
+    return i - start
   }
 
   static func pow10(_ n: Int) -> Double {
