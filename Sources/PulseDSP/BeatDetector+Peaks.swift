@@ -109,7 +109,9 @@ extension BeatDetector {
       case .absent:
         break
       }
-      if sinceLast >= zone && rhythm.regular && expected > 0
+      // A weak beat on time in a regular rhythm needs less score; its peak still stands above the filtered zero
+      // (a noise peak on the foot of the coming pulse often does not).
+      if sinceLast >= zone && rhythm.regular && expected > 0 && c.value > 0
         && abs(sinceLast &- expected) &* 256 < p.regularToleranceQ8 &* expected
       {
         threshold = p.relaxedScoreThresholdQ16

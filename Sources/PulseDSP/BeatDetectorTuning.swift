@@ -44,7 +44,7 @@ enum BeatDetectorTuning {
   /// Candidate score: sqrt(amplitude / reference × slope / reference slope) ≥ this, normally...
   static let scoreThreshold = 0.4
   /// ...and ≥ this when it arrives on time (within `regularTolerance` of the expected interval) after a beat
-  /// that also arrived on time: weak beats inside a regular rhythm are kept.
+  /// that also arrived on time, its peak above the filtered zero: weak beats inside a regular rhythm are kept.
   static let relaxedScoreThreshold = 0.25
   /// Neither amplitude nor slope may fall below this share of its reference, whatever the score.
   static let featureFloor = 0.2

@@ -62,10 +62,11 @@ struct FootNoiseReplacementTests {
       missed += run.truth.filter { !Self.matches($0, run.reported) }.count
       truths += run.truth.count
     }
-    // Measured: 25 false and 36 missed of 3582, F1 0.9915. Without the rule past the refractory period 35 and 42
-    // (0.9893); without either rule 48 and 47 (0.9868).
-    #expect(falseBeats <= 30, "\(falseBeats) false beats of \(truths)")
-    #expect(missed <= 39, "\(missed) missed beats of \(truths)")
+    // Measured: 22 false and 34 missed of 3582, F1 0.9922. Without the relaxed score's peak above the filtered zero
+    // (`judge`) 25 and 35. When the replacement rules came: 25 and 36; without the rule past the refractory period
+    // 35 and 42 (0.9893); without either rule 48 and 47 (0.9868).
+    #expect(falseBeats <= 23, "\(falseBeats) false beats of \(truths)")
+    #expect(missed <= 37, "\(missed) missed beats of \(truths)")
     let found = truths - missed
     let f1 = 2 * Double(found) / Double(2 * found + falseBeats + missed)
     #expect(f1 >= 0.990, "F1 \(f1)")
