@@ -12,12 +12,9 @@ extension BeatDetector {
     // the last W2 plus the offset. Noise in diastole and on the downstroke does not; a weak early beat with the
     // pulse's shape may still be a beat, and so may an early one with a beat's steep upstroke.
     // (Asked only of a candidate turned away: the test costs more than the cases it serves.)
-    var steep = false
-    if merge.needsShape ? !strongPulse(c) : !energy.stands(peakEnergy: c.energy) && !strongPulse(c) {
-      guard steepEarlyBeat(c) else { return noteSecondary(c) }
-      steep = true
-    }
-    if !shapeFits(c) && !(steep || steepEarlyBeat(c)) {
+    let turnedAway = merge.needsShape ? !strongPulse(c) : !energy.stands(peakEnergy: c.energy) && !strongPulse(c)
+    if turnedAway && !steepEarlyBeat(c) { return noteSecondary(c) }
+    if !shapeFits(c) && !(turnedAway || steepEarlyBeat(c)) {
       noteSecondary(c)
       return
     }
@@ -108,7 +105,7 @@ extension BeatDetector {
     guard quality == .good, secondary.state == .absent, rhythm.hasLastBeat, !merge.replaces else { return false }
     let expected = rhythm.expected
     let since = c.index &- rhythm.lastBeatIndex
-    guard expected > 0, since &* 2 >= expected, since < expected else { return false }
+    guard expected > 0, !comesTooSoon(since, expected: expected), since < expected else { return false }
     return ratioQ8(c.slope, references.slope) >= ratioQ8(c.amplitude, references.amplitude)
   }
 

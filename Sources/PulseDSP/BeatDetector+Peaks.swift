@@ -159,6 +159,13 @@ extension BeatDetector {
       && amplitudeRatio &* slopeRatio >= p.scoreThresholdQ16
   }
 
+  /// Whether `since` (samples after a beat) is sooner than any beat comes after another (`earliestBeatShare` of the
+  /// expected interval).
+  @inline(__always)
+  func comesTooSoon(_ since: Int64, expected: Int64) -> Bool {
+    since &* 256 < parameters.earliestBeatQ8 &* expected
+  }
+
   /// value / reference in Q8, clamped to 0...2^16 (a ratio of 256 is plenty to pass any test).
   @inline(__always)
   func ratioQ8(_ value: Int64, _ reference: Int64) -> Int64 {

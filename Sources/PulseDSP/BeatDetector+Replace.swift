@@ -63,7 +63,7 @@ extension BeatDetector {
   /// the taller peak that close is more often motion after a real beat.
   @inline(never)
   mutating func replacesNoiseBeat(_ c: Candidate) -> Bool {
-    (c.index &- rhythm.lastBeatIndex) &* 2 < rhythm.expected && standsAboveLastBeat(c)
+    comesTooSoon(c.index &- rhythm.lastBeatIndex, expected: rhythm.expected) && standsAboveLastBeat(c)
   }
 
   /// `c` takes the last beat's place: its interval from the beat before, its amplitude and slope replace the last

@@ -11,7 +11,7 @@ extension BeatDetector {
     var scoreQ16: Int64 = 0
   }
 
-  /// A rejected candidate: kept if it is at least `searchBackMarginShare` of an expected interval after the last
+  /// A rejected candidate: kept if it is at least `earliestBeatShare` of an expected interval after the last
   /// beat, scores at least `searchBackScore`, and is the best so far since that beat.
   mutating func noteRejected(_ c: Candidate) {
     // Cheap tests first (this runs for every rejected peak, secondary waves included), and no division: the
@@ -20,7 +20,7 @@ extension BeatDetector {
     let p = parameters
     let expected = rhythm.expected
     let since = c.index &- rhythm.lastBeatIndex
-    guard since &* 256 >= p.searchBackMarginQ8 &* expected, expected > 0, since >= p.refractorySamples,
+    guard !comesTooSoon(since, expected: expected), expected > 0, since >= p.refractorySamples,
       quality == .good || quality == .poorSignal, rhythm.hasLastBeat, !references.isEmpty
     else { return }
     // Against the references as they stand (the medians of the last five beats, decayed while beats are overdue).
@@ -40,7 +40,7 @@ extension BeatDetector {
   }
 
   /// The beat `c` is accepted: if it comes at least `searchBackLongShare` expected intervals after the last
-  /// beat and the best rejected candidate between them is at least `searchBackMarginShare` of one before `c`,
+  /// beat and the best rejected candidate between them is at least `earliestBeatShare` of one before `c`,
   /// that candidate is the missed beat. Forgets the candidate either way.
   mutating func recoverMissedBeat(before c: Candidate) -> Candidate? {
     defer { searchBack.has = false }
@@ -57,7 +57,7 @@ extension BeatDetector {
     guard expected > 0, interval &* 256 >= p.searchBackLongQ8 &* expected else { return nil }
     let r = searchBack.candidate
     let rest = c.index &- r.index
-    guard rest >= p.refractorySamples, rest &* 256 >= p.searchBackMarginQ8 &* expected else { return nil }
+    guard rest >= p.refractorySamples, !comesTooSoon(rest, expected: expected) else { return nil }
     return r
   }
 

@@ -37,7 +37,7 @@ extension BeatDetector {
     let replaceAmplitudeQ8: Int64
     let onRhythmReplaceAmplitudeQ8: Int64
     let tallerPeakReplaceQ8: Int64
-    let searchBackMarginQ8: Int64
+    let earliestBeatQ8: Int64
     let searchBackScoreQ16: Int64
     let minimumAmplitudeQ8: Int64
     let contactLossShareQ8: Int64
@@ -83,7 +83,7 @@ extension BeatDetector {
       replaceAmplitudeQ8 = q8(T.replaceAmplitudeRatio)
       onRhythmReplaceAmplitudeQ8 = q8(T.onRhythmReplaceAmplitudeRatio)
       tallerPeakReplaceQ8 = q8(T.tallerPeakReplaceRatio)
-      searchBackMarginQ8 = q8(T.searchBackMarginShare)
+      earliestBeatQ8 = q8(T.earliestBeatShare)
       searchBackScoreQ16 = q16(T.searchBackScore * T.searchBackScore)
       minimumAmplitudeQ8 = Int64(max(1, minimumAmplitude)) << 8
       contactLossShareQ8 = q8(T.contactLossShare)

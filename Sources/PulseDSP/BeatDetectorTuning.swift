@@ -110,14 +110,17 @@ enum BeatDetectorTuning {
   /// cost stays within the instruction budget; candidates off the rhythm, where false beats are, are all matched).
   static let templateOnTimeMask = 3
 
+  /// No beat, not even a premature one (20-35 % early), comes sooner than this share of an expected interval after
+  /// another; secondary waves and motion after a beat do. Search-back keeps its candidate this far from both beats, a
+  /// taller peak sooner replaces a noise beat (poor signal), and a steep early beat is taken only from here on.
+  static let earliestBeatShare = 0.5
+
   // MARK: - Search-back (BeatDetector+SearchBack.swift)
 
   /// A beat at least this many expected intervals after the last one reveals a missed beat between them...
   static let searchBackLongShare = 1.6
-  /// ...the best rejected candidate at least this share of an expected interval from both beats (no beat, not even
-  /// a premature one 20-35 % early, comes sooner after another; a secondary wave does, and so does motion just
-  /// before a beat: at 0.35 search-back took those on pyphysio_medical and on two motion records of the set)...
-  static let searchBackMarginShare = 0.5
+  /// ...the best rejected candidate at least `earliestBeatShare` of an expected interval from both beats (at 0.35
+  /// search-back took motion just before a beat on pyphysio_medical and on two motion records of the set)...
   /// ...whose score (as `scoreThreshold`, against the medians of the last beats) reaches this. Only in a quiet span
   /// whose recent beats had the pulse's shape, in good or poor signal (BeatDetector+SearchBack.swift).
   static let searchBackScore = 0.25

@@ -83,22 +83,14 @@ final class JSONText {
   /// Decimal digits, written straight into the buffer (no String per number: a long recording has 100 000).
   func integer(_ value: Int64) {
     if value < 0 { bytes.append(0x2D) }
+    // Least significant digit first, then turned round in place.
+    let start = bytes.count
     var magnitude = value.magnitude
-    var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                 UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-      (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-    var count = 0
-    withUnsafeMutableBytes(of: &digits) { digit in
-      repeat {
-        digit[count] = 0x30 + UInt8(magnitude % 10)
-        magnitude /= 10
-        count += 1
-      } while magnitude > 0
-      while count > 0 {
-        count -= 1
-        bytes.append(digit[count])
-      }
-    }
+    repeat {
+      bytes.append(0x30 + UInt8(magnitude % 10))
+      magnitude /= 10
+    } while magnitude > 0
+    bytes[start...].reverse()
   }
 
   func null() {
