@@ -217,7 +217,9 @@ let package = Package(
       name: "DayReportTests",
       dependencies: ["DayReport", "StressModel", "SyncWire", "Raster", "Platform", "TestSupport"]
     ),
-    .testTarget(name: "CLITests", dependencies: ["stressmon", "Store", "SyncWire", "SyncTestSupport", "TestSupport"]),
+    .testTarget(
+      name: "CLITests",
+      dependencies: ["stressmon", "Analysis", "PulseDSP", "Signals", "Store", "SyncWire", "SyncTestSupport", "TestSupport"]),
     .target(
       name: "SyncTestSupport", dependencies: ["SyncWire", "StressModel", "Platform", "TestSupport"],
       path: "Tests/SyncTestSupport"

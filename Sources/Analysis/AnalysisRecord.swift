@@ -52,16 +52,26 @@ public struct AnalysisRecord: Sendable {
 
   /// The beats a reader of the recording should see: the detector's, without those the cleaner showed to be false
   /// (`isArtefact`).
-  public var reportedBeats: [AnalysisBeat] { zip(beats, isArtefact).filter { !$0.1 }.map { $0.0 } }
+  public var reportedBeats: [AnalysisBeat] {
+    var reported: [AnalysisBeat] = []
+    reported.reserveCapacity(beats.count - artefactCount)
+    for (beat, artefact) in zip(beats, isArtefact) where !artefact { reported.append(beat) }
+    return reported
+  }
 
   /// Beats left out of `reportedBeats`.
-  public var artefactCount: Int { isArtefact.lazy.filter { $0 }.count }
+  public var artefactCount: Int { isArtefact.count { $0 } }
 
   /// Clean intervals, ms, in order.
-  public var cleanIntervalsMs: [Double] { intervals.filter { $0.isClean }.map { $0.milliseconds } }
+  public var cleanIntervalsMs: [Double] {
+    var clean: [Double] = []
+    clean.reserveCapacity(intervals.count - rejectedCount)
+    for interval in intervals where interval.isClean { clean.append(interval.milliseconds) }
+    return clean
+  }
 
   /// Rejected intervals (implausible, irregular or unverified).
-  public var rejectedCount: Int { intervals.count - intervals.filter { $0.isClean }.count }
+  public var rejectedCount: Int { intervals.count { !$0.isClean } }
 
   /// HRV of every clean interval of the recording, successive differences only within runs.
   public var overallHRV: HRVMetrics? { HRVMetrics(segmentsMs: InterBeatInterval.cleanRuns(intervals)) }

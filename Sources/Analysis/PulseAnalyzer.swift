@@ -36,17 +36,19 @@ public struct PulseAnalyzer: Sendable {
   // MARK: - Properties
 
   public let rateHz: Double
-  public private(set) var detector: BeatDetector
-  public private(set) var cleaner: IBICleaner
-  public private(set) var windowing: HRVWindowing
-  /// Beats found so far.
-  public private(set) var beatCount = 0
-  /// Stream samples seen so far (lost ones included).
-  public var streamSamples: Int64 { detector.position }
+  /// The two halves: the detector, and what follows it. `stressmon analyze` runs them on two threads.
+  public private(set) var detection: PulseDetection
+  public private(set) var chain: BeatChain
+  /// The detector's events of the block in hand (kept, so that its buffer is reused).
+  private var batch = DetectionBatch()
 
-  /// How far behind the input events can come (beats, raw-monitor quality changes): windows wait for it.
-  private var reportDelaySeconds: Double
-  private var started = false
+  public var detector: BeatDetector { detection.detector }
+  public var cleaner: IBICleaner { chain.cleaner }
+  public var windowing: HRVWindowing { chain.windowing }
+  /// Beats found so far.
+  public var beatCount: Int { chain.beatCount }
+  /// Stream samples seen so far (lost ones included).
+  public var streamSamples: Int64 { detection.detector.position }
 
   // MARK: - Initialization
 
@@ -57,46 +59,27 @@ public struct PulseAnalyzer: Sendable {
     var detectorConfiguration = configuration.detector
     detectorConfiguration.sampleRateHz = rateHz
     detectorConfiguration.polarity = polarity
-    detector = try BeatDetector(configuration: detectorConfiguration)
+    detection = try PulseDetection(configuration: detectorConfiguration)
     self.rateHz = rateHz
-    cleaner = IBICleaner(configuration: configuration.cleaner)
-    windowing = HRVWindowing(configuration: configuration.windows, baseline: baseline)
-    reportDelaySeconds = Double(detector.maximumReportDelaySamples) / rateHz
+    chain = BeatChain(
+      rateHz: rateHz, reportDelaySamples: detection.detector.maximumReportDelaySamples,
+      cleaner: configuration.cleaner, windows: configuration.windows, baseline: baseline)
   }
 
   // MARK: - Public
 
   /// The baseline new windows are scored against (the daemon sets it when it recomputes one).
   public var baseline: PersonalBaseline {
-    get { windowing.baseline }
-    set { windowing.baseline = newValue }
+    get { chain.baseline }
+    set { chain.baseline = newValue }
   }
 
   /// Processes one block of contiguous samples that follows `gapBefore` lost samples.
   public mutating func process(
     block: UnsafeBufferPointer<Int32>, gapBefore: Int = 0, _ sink: (AnalysisEvent) -> Void
   ) {
-    if gapBefore > 0 {
-      let at = seconds(detector.position)
-      detector.reset(gap: gapBefore)
-      breakSegment(sink)
-      // The lost stretch has no beats; after it the detector settles afresh.
-      windowing.setSignalState(.insufficientBeats, atSeconds: at)
-      windowing.setSignalState(Self.windowState(detector.quality), atSeconds: seconds(detector.position))
-      sink(.gap(samples: gapBefore, atSeconds: at))
-    }
-    if !started {
-      started = true
-      sink(.quality(detector.quality, atSeconds: seconds(detector.position)))
-    }
-    // The detector's events update the rest of the chain while it runs: `handle` touches only the other
-    // stored properties, so the accesses are disjoint. (A local copy of the detector would share its energy
-    // buffer and copy it on every call: an allocation per FIFO read.)
-    let rate = rateHz
-    detector.process(block) { event in
-      Self.handle(event, rateHz: rate, beatCount: &beatCount, cleaner: &cleaner, windowing: &windowing, sink)
-    }
-    emitReadyWindows(sink)
+    detection.process(block: block, gapBefore: gapBefore, into: &batch)
+    chain.consume(batch, sink)
   }
 
   /// Processes an array block (convenience for callers holding arrays).
@@ -113,69 +96,7 @@ public struct PulseAnalyzer: Sendable {
 
   /// The end of the stream: judges the intervals still waiting and emits every window that ended.
   public mutating func finish(_ sink: (AnalysisEvent) -> Void) {
-    breakSegment(sink)
-    windowing.emitWindows(completeThrough: seconds(detector.position)) { sink(.window($0)) }
-  }
-
-  // MARK: - Private
-
-  private func seconds(_ streamIndex: Int64) -> Double { Double(streamIndex) / rateHz }
-
-  private static func handle(
-    _ event: BeatDetectorEvent, rateHz: Double, beatCount: inout Int, cleaner: inout IBICleaner,
-    windowing: inout HRVWindowing, _ sink: (AnalysisEvent) -> Void
-  ) {
-    switch event {
-    case .beat(let beat):
-      beatCount += 1
-      let time = beat.position / rateHz
-      sink(.beat(AnalysisBeat(beat: beat, seconds: time, latencySeconds: Double(beat.reportedAt) / rateHz - time)))
-      // A beat recovered by search-back counts as a beat, but HRV does not lean on it: the detector turned it away
-      // first, and a wrong one would make two plausible intervals out of one that the cleaner calls a missed beat.
-      // The intervals stay as the cleaner would judge them without it.
-      guard !beat.recovered else { return }
-      if beat.replacesPrevious {
-        cleaner.replaceLastBeat(atSeconds: time)
-        return
-      }
-      cleaner.addBeat(atSeconds: time, size: Double(beat.amplitudeQ8)) { interval in
-        windowing.add(interval)
-        sink(.interval(interval))
-      }
-    case .quality(let quality, let at):
-      let time = Double(at) / rateHz
-      if quality != .good && quality != .clipped {
-        // The detector restarted or stopped: the rhythm is broken there, never stitched across.
-        let lost = quality == .noContact || quality == .saturated
-        breakSegment(cleaner: &cleaner, windowing: &windowing, contactLostAt: lost ? time : nil, sink)
-      }
-      windowing.setSignalState(Self.windowState(quality), atSeconds: time)
-      sink(.quality(quality, atSeconds: time))
-    }
-  }
-
-  private mutating func breakSegment(_ sink: (AnalysisEvent) -> Void) {
-    Self.breakSegment(cleaner: &cleaner, windowing: &windowing, sink)
-  }
-
-  private static func breakSegment(
-    cleaner: inout IBICleaner, windowing: inout HRVWindowing, contactLostAt lost: Double? = nil,
-    _ sink: (AnalysisEvent) -> Void
-  ) {
-    cleaner.breakSegment(contactLostAtSeconds: lost) { interval in
-      windowing.add(interval)
-      sink(.interval(interval))
-    }
-  }
-
-  /// Windows whose end is past every event that could still be reported and every interval still waiting.
-  /// Their content is then final, whatever the block sizes; only when they come out depends on them.
-  private mutating func emitReadyWindows(_ sink: (AnalysisEvent) -> Void) {
-    var complete = seconds(detector.position) - reportDelaySeconds
-    if let waiting = cleaner.earliestUndecidedEndSeconds { complete = min(complete, waiting) }
-    // A beat search-back may still recover lies after the last beat.
-    if let pending = detector.recoveryPendingAfter { complete = min(complete, seconds(pending)) }
-    windowing.emitWindows(completeThrough: complete) { sink(.window($0)) }
+    chain.finish(position: streamSamples, sink)
   }
 
   /// How a detector state counts in a window.

@@ -82,27 +82,24 @@ struct AnalyzeCommand: ParsableCommand {
     }
     var source = BlockSource(reader: reader, progress: ProgressBar(path: file, enabled: CLIOutput.stderrIsTerminal))
     let (chosen, origin) = try resolvePolarity(reader.sidecar, source: &source, rateHz: rateHz)
-    var analyzer = try Self.detector {
+    let analyzer = try Self.detector {
       try PulseAnalyzer(
         rateHz: rateHz, polarity: chosen, configuration: PulseAnalyzer.Configuration(windows: windows))
     }
     var record = AnalysisRecord()
-    while let block = try source.next() {
-      analyzer.process(block: block.channels[0], gapBefore: block.gapBefore) { record.add($0) }
-    }
-    analyzer.finish { record.add($0) }
+    let samples = try AnalyzePipeline.run(analyzer, source: &source) { record.add($0) }
     source.progress.finish()
     let report = AnalyzeReport(
-      file: file, rateHz: rateHz, samples: Int(analyzer.streamSamples), polarity: chosen, polaritySource: origin,
+      file: file, rateHz: rateHz, samples: Int(samples), polarity: chosen, polaritySource: origin,
       windowSeconds: windows.lengthSeconds, stepSeconds: windows.stepSeconds, record: record)
     if json {
-      CLIOutput.line(report.json.text)
+      CLIOutput.line(bytes: report.json.bytes)
     } else {
       for line in report.summaryLines { CLIOutput.line(line) }
     }
     if timing {
       let seconds = HotLoopBenchmark.now() - started
-      CLIOutput.error("{\"seconds\": \(seconds), \"samples\": \(analyzer.streamSamples)}")
+      CLIOutput.error("{\"seconds\": \(seconds), \"samples\": \(samples)}")
     }
   }
 
@@ -184,45 +181,5 @@ struct AnalyzeCommand: ParsableCommand {
   /// Runs `body`, turning a detector set-up error (an unsupported rate) into a bad-data failure (65).
   static func detector<T>(_ body: () throws -> T) throws -> T {
     do { return try body() } catch let error as BeatDetectorError { throw CLIFailure.badData(error.description) }
-  }
-}
-
-/// Blocks of the recording: first any look-ahead kept for polarity detection, then the rest read on a
-/// second thread (`BlockPipe`) while this one analyses.
-struct BlockSource {
-  let reader: RecordingReader
-  var progress: ProgressBar
-  private var buffered: [RecordingBlock] = []
-  private var pipe: BlockPipe?
-
-  init(reader: RecordingReader, progress: ProgressBar) {
-    self.reader = reader
-    self.progress = progress
-  }
-
-  mutating func next() throws -> RecordingBlock? {
-    if !buffered.isEmpty { return buffered.removeFirst() }
-    if pipe == nil {
-      let started = BlockPipe(reader: reader)
-      started.start()
-      pipe = started
-    }
-    let block = try AnalyzeCommand.recording { try pipe?.next() }
-    if let block { progress.advance(by: block.count) }
-    return block
-  }
-
-  /// Up to `samples` contiguous samples from the start (stopping at the first gap after some data), read
-  /// ahead and kept for `next()`.
-  mutating func peekContiguous(samples wanted: Int) throws -> [Int32] {
-    var opening: [Int32] = []
-    while opening.count < wanted {
-      guard let block = try AnalyzeCommand.recording({ try reader.nextBlock() }) else { break }
-      progress.advance(by: block.count)
-      buffered.append(block)
-      if block.gapBefore > 0 && !opening.isEmpty { break }
-      opening += block.channels[0]
-    }
-    return opening
   }
 }

@@ -21,6 +21,13 @@ enum CLIOutput {
     print(text)
   }
 
+  /// A line given as UTF-8 (a long JSON document), written straight to stdout after anything `print` holds.
+  static func line(bytes: [UInt8]) {
+    fflush(nil)
+    try? FileDescriptor.standardOutput.writeAll(bytes)
+    try? FileDescriptor.standardOutput.writeAll(CollectionOfOne(UInt8(0x0A)))
+  }
+
   static func error(_ text: String) {
     var message = "stressmon: " + text
     if !message.hasSuffix("\n") { message += "\n" }

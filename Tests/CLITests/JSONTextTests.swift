@@ -36,3 +36,60 @@ struct JSONTextTests {
     #expect(json.string == "{\n  \"a\": 1.5,\n  \"b\": {\n    \"c\": -3\n  },\n  \"d\": null,\n  \"e\": null\n}")
   }
 }
+
+@Suite("JSON text: rounded numbers")
+struct JSONRoundedNumberTests {
+  /// What `number(_:places:)` must write: the shortest form of the rounded value, as `number` writes it.
+  private func reference(_ value: Double, _ places: Int) -> String {
+    let json = JSONText(layout: .line)
+    json.number(rounded(value, places))
+    return json.string
+  }
+
+  private func written(_ value: Double, _ places: Int) -> String {
+    let json = JSONText(layout: .line)
+    json.number(value, places: places)
+    return json.string
+  }
+
+  @Test("Rounded numbers are written as the rounded value's shortest form, across magnitudes and places")
+  func matchesShortestForm() {
+    // A fixed xorshift sequence: values from 10⁻⁶ to 10¹² in both signs, near halves and with trailing zeros.
+    var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+    func next() -> UInt64 {
+      state ^= state << 13
+      state ^= state >> 7
+      state ^= state << 17
+      return state
+    }
+    var checked = 0
+    for _ in 0..<60_000 {
+      let mantissa = Double(next() % 1_000_000_007) / 1_000_000_007
+      let exponent = Int(next() % 19) - 6
+      var value = mantissa
+      for _ in 0..<abs(exponent) { value = exponent < 0 ? value / 10 : value * 10 }
+      if next() % 2 == 0 { value = -value }
+      let places = Int(next() % 8)
+      #expect(written(value, places) == reference(value, places), "\(value) at \(places) places")
+      checked += 1
+    }
+    let edges: [Double] = [0, -0.0, 0.001, 0.0005, 0.00049, 0.1 + 0.2, 1.005, 2.675, 12.5, -12.5, 999_999_999.995, 1e9, 1e15, 0.999999]
+    for value in edges {
+      for places in 0...9 { #expect(written(value, places) == reference(value, places), "\(value) at \(places) places") }
+    }
+    #expect(checked == 60_000)
+  }
+
+  @Test("Nil and non-finite rounded numbers are null; already rounded values are written unchanged")
+  func nullAndIdempotent() {
+    #expect(written(.nan, 2) == "null")
+    #expect(written(-.infinity, 2) == "null")
+    let json = JSONText(layout: .line)
+    json.number(nil, places: 3)
+    #expect(json.string == "null")
+    #expect(written(0.12345, 5) == "0.12345")
+    #expect(written(rounded(61.234567, 2), 2) == "61.23")
+    #expect(written(-0.5, 2) == "-0.5")
+    #expect(written(250.0, 2) == "250")
+  }
+}

@@ -1,0 +1,111 @@
+import PulseDSP
+import StressModel
+
+/// The second half of `PulseAnalyzer`: what follows the beat detector. It takes the detector's batches
+/// (`DetectionBatch`) in stream order and runs the IBI cleaner, the HRV windows and the stress score, reporting
+/// beats, judged intervals, signal quality changes and finished windows through a sink.
+public struct BeatChain: Sendable {
+  public let rateHz: Double
+  public private(set) var cleaner: IBICleaner
+  public private(set) var windowing: HRVWindowing
+  /// Beats found so far.
+  public private(set) var beatCount = 0
+
+  /// How far behind the input events can come (beats, raw-monitor quality changes): windows wait for it.
+  private let reportDelaySeconds: Double
+  private var started = false
+
+  /// `reportDelaySamples`: the detector's `maximumReportDelaySamples`.
+  public init(
+    rateHz: Double, reportDelaySamples: Int, cleaner: IBICleaner.Configuration, windows: HRVWindowConfiguration,
+    baseline: PersonalBaseline
+  ) {
+    self.rateHz = rateHz
+    self.cleaner = IBICleaner(configuration: cleaner)
+    windowing = HRVWindowing(configuration: windows, baseline: baseline)
+    reportDelaySeconds = Double(reportDelaySamples) / rateHz
+  }
+
+  /// The baseline new windows are scored against.
+  public var baseline: PersonalBaseline {
+    get { windowing.baseline }
+    set { windowing.baseline = newValue }
+  }
+
+  /// Everything one block of the detector brought, then the windows that became final.
+  public mutating func consume(_ batch: DetectionBatch, _ sink: (AnalysisEvent) -> Void) {
+    if batch.gapBefore > 0 {
+      let at = seconds(batch.gapAt)
+      breakSegment(sink)
+      // The lost stretch has no beats; after it the detector settles afresh.
+      windowing.setSignalState(.insufficientBeats, atSeconds: at)
+      windowing.setSignalState(PulseAnalyzer.windowState(batch.startQuality), atSeconds: seconds(batch.startPosition))
+      sink(.gap(samples: batch.gapBefore, atSeconds: at))
+    }
+    if !started {
+      started = true
+      sink(.quality(batch.startQuality, atSeconds: seconds(batch.startPosition)))
+    }
+    for event in batch.events { handle(event, sink) }
+    emitReadyWindows(position: batch.endPosition, recoveryPendingAfter: batch.recoveryPendingAfter, sink)
+  }
+
+  /// The end of the stream at `position`: judges the intervals still waiting and emits every window that ended.
+  public mutating func finish(position: Int64, _ sink: (AnalysisEvent) -> Void) {
+    breakSegment(sink)
+    windowing.emitWindows(completeThrough: seconds(position)) { sink(.window($0)) }
+  }
+
+  // MARK: - Private
+
+  private func seconds(_ streamIndex: Int64) -> Double { Double(streamIndex) / rateHz }
+
+  private mutating func handle(_ event: BeatDetectorEvent, _ sink: (AnalysisEvent) -> Void) {
+    switch event {
+    case .beat(let beat):
+      beatCount += 1
+      let time = beat.position / rateHz
+      sink(.beat(AnalysisBeat(beat: beat, seconds: time, latencySeconds: Double(beat.reportedAt) / rateHz - time)))
+      // A beat recovered by search-back counts as a beat, but HRV does not lean on it: the detector turned it away
+      // first, and a wrong one would make two plausible intervals out of one that the cleaner calls a missed beat.
+      // The intervals stay as the cleaner would judge them without it.
+      guard !beat.recovered else { return }
+      if beat.replacesPrevious {
+        cleaner.replaceLastBeat(atSeconds: time)
+        return
+      }
+      cleaner.addBeat(atSeconds: time, size: Double(beat.amplitudeQ8)) { interval in
+        windowing.add(interval)
+        sink(.interval(interval))
+      }
+    case .quality(let quality, let at):
+      let time = Double(at) / rateHz
+      if quality != .good && quality != .clipped {
+        // The detector restarted or stopped: the rhythm is broken there, never stitched across.
+        let lost = quality == .noContact || quality == .saturated
+        breakSegment(contactLostAt: lost ? time : nil, sink)
+      }
+      windowing.setSignalState(PulseAnalyzer.windowState(quality), atSeconds: time)
+      sink(.quality(quality, atSeconds: time))
+    }
+  }
+
+  private mutating func breakSegment(contactLostAt lost: Double? = nil, _ sink: (AnalysisEvent) -> Void) {
+    cleaner.breakSegment(contactLostAtSeconds: lost) { interval in
+      windowing.add(interval)
+      sink(.interval(interval))
+    }
+  }
+
+  /// Windows whose end is past every event that could still be reported and every interval still waiting.
+  /// Their content is then final, whatever the block sizes; only when they come out depends on them.
+  private mutating func emitReadyWindows(
+    position: Int64, recoveryPendingAfter pending: Int64?, _ sink: (AnalysisEvent) -> Void
+  ) {
+    var complete = seconds(position) - reportDelaySeconds
+    if let waiting = cleaner.earliestUndecidedEndSeconds { complete = min(complete, waiting) }
+    // A beat search-back may still recover lies after the last beat.
+    if let pending { complete = min(complete, seconds(pending)) }
+    windowing.emitWindows(completeThrough: complete) { sink(.window($0)) }
+  }
+}
