@@ -28,20 +28,31 @@ public struct HRVMetrics: Sendable, Equatable, Codable {
   /// Metrics over several contiguous runs separated by gaps: SDNN and the mean use every interval, while
   /// successive differences (RMSSD, pNN50) are taken only inside a run, never across a gap.
   public init?(segmentsMs segments: [[Double]]) {
-    let all = segments.flatMap { $0 }
+    var all: [Double] = []
+    var continuesRun: [Bool] = []
+    for run in segments {
+      for (i, ms) in run.enumerated() {
+        all.append(ms)
+        continuesRun.append(i > 0)
+      }
+    }
+    self.init(orderedMs: all, continuesRun: continuesRun)
+  }
+
+  /// The same from the intervals in order, each with whether it continues the run of the one before it (the form
+  /// HRV windows gather without building runs).
+  init?(orderedMs all: [Double], continuesRun: [Bool]) {
     guard all.count >= 3, let mean = Statistics.mean(all), mean > 0,
       let sdnn = Statistics.sampleStandardDeviation(all)
     else { return nil }
     var squares = 0.0
     var differences = 0
     var over50 = 0
-    for run in segments where run.count >= 2 {
-      for i in 1..<run.count {
-        let d = run[i] - run[i - 1]
-        squares += d * d
-        differences += 1
-        if abs(d) > 50 { over50 += 1 }
-      }
+    for i in 1..<all.count where continuesRun[i] {
+      let d = all[i] - all[i - 1]
+      squares += d * d
+      differences += 1
+      if abs(d) > 50 { over50 += 1 }
     }
     guard differences > 0 else { return nil }
     self.init(

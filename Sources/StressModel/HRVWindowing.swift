@@ -60,23 +60,40 @@ public struct HRVWindowing: Sendable {
   /// The summary of the window [end − length, end) from what has been added so far.
   public func summary(endingAt end: Double) -> HRVWindowSummary {
     let start = end - configuration.lengthSeconds
-    let inside = intervals.filter { $0.endSeconds >= start && $0.endSeconds < end }
-    let clean = inside.filter { $0.isClean }
-    let rejected = inside.count - clean.count
-    let metrics = HRVMetrics(segmentsMs: InterBeatInterval.cleanRuns(inside))
-    let coverage = clean.reduce(0) { $0 + $1.milliseconds } / (configuration.lengthSeconds * 1000)
+    // Intervals are kept in time order, so the window's are one stretch of them.
+    let inside = intervals[firstIndex(endingAtOrAfter: start)..<firstIndex(endingAtOrAfter: end)]
+    // The clean intervals in order, and whether each continues a run (what `cleanRuns` would group).
+    var cleanMs: [Double] = []
+    var continuesRun: [Bool] = []
+    cleanMs.reserveCapacity(inside.count)
+    continuesRun.reserveCapacity(inside.count)
+    var cleanMilliseconds = 0.0
+    var previous: InterBeatInterval?
+    for interval in inside {
+      if interval.isClean {
+        let ms = interval.milliseconds
+        cleanMs.append(ms)
+        continuesRun.append(interval.continuesCleanRun(after: previous))
+        cleanMilliseconds += ms
+      }
+      previous = interval
+    }
+    let clean = cleanMs.count
+    let rejected = inside.count - clean
+    let metrics = HRVMetrics(orderedMs: cleanMs, continuesRun: continuesRun)
+    let coverage = cleanMilliseconds / (configuration.lengthSeconds * 1000)
     let quality = judge(
-      shares: stateShares(from: start, to: end), coverage: coverage, metrics: metrics, clean: clean.count,
+      shares: stateShares(from: start, to: end), coverage: coverage, metrics: metrics, clean: clean,
       rejected: rejected, irregularity: Self.medianSuccessiveDifference(inside))
     var stress: StressResult?
     if quality == .good, let metrics {
       let total = Double(inside.count)
       stress = calculator.result(
         hrvMs: metrics.sdnnMs, heartRateBpm: metrics.meanHeartRateBpm, baseline: baseline,
-        evidence: StressCalculator.Evidence(beats: clean.count, rejectedShare: total > 0 ? Double(rejected) / total : 0))
+        evidence: StressCalculator.Evidence(beats: clean, rejectedShare: total > 0 ? Double(rejected) / total : 0))
     }
     return HRVWindowSummary(
-      startSeconds: start, endSeconds: end, quality: quality, metrics: metrics, cleanIntervals: clean.count,
+      startSeconds: start, endSeconds: end, quality: quality, metrics: metrics, cleanIntervals: clean,
       rejectedIntervals: rejected, coverage: coverage, stress: stress)
   }
 
@@ -112,7 +129,7 @@ public struct HRVWindowing: Sendable {
   /// Median |successive difference| of the plausible intervals (clean or rejected: the cleaner rejects the
   /// largest swings of an irregular rhythm), relative to their median; differences only between adjacent
   /// intervals of one segment. Nil with fewer than 8 differences.
-  static func medianSuccessiveDifference(_ intervals: [InterBeatInterval]) -> Double? {
+  static func medianSuccessiveDifference(_ intervals: ArraySlice<InterBeatInterval>) -> Double? {
     var lengths: [Double] = []
     var differences: [Double] = []
     lengths.reserveCapacity(intervals.count)
@@ -127,10 +144,22 @@ public struct HRVWindowing: Sendable {
       }
       previous = interval
     }
-    guard differences.count >= 8, let medianLength = Statistics.median(lengths), medianLength > 0,
-      let medianDifference = Statistics.median(differences)
+    // The arrays are this function's own: their medians are selected in place, without the copies `median` makes.
+    guard differences.count >= 8, let medianLength = Statistics.medianSelectingInPlace(&lengths), medianLength > 0,
+      let medianDifference = Statistics.medianSelectingInPlace(&differences)
     else { return nil }
     return medianDifference / medianLength
+  }
+
+  /// The index of the first kept interval ending at or after `seconds` (the end index when none does).
+  private func firstIndex(endingAtOrAfter seconds: Double) -> Int {
+    var low = 0
+    var high = intervals.count
+    while low < high {
+      let middle = (low + high) / 2
+      if intervals[middle].endSeconds < seconds { low = middle + 1 } else { high = middle }
+    }
+    return low
   }
 
   /// Share of [start, end) spent in each state.

@@ -51,13 +51,13 @@ extension InterBeatInterval {
   /// Clean intervals (ms) grouped into runs of adjacent ones (same segment, each starting where the previous
   /// ended): the input `HRVMetrics(segmentsMs:)` wants, so successive differences never cross a gap or a
   /// rejected interval. `intervals` must be in time order.
+  @inlinable
   public static func cleanRuns<C: Collection>(_ intervals: C) -> [[Double]] where C.Element == InterBeatInterval {
     var runs: [[Double]] = []
     var current: [Double] = []
     var previous: InterBeatInterval?
     for interval in intervals {
-      let adjacent = previous.map { $0.isClean && $0.segment == interval.segment && $0.endSeconds == interval.startSeconds }
-        ?? false
+      let adjacent = interval.continuesCleanRun(after: previous)
       if !interval.isClean || !adjacent {
         if !current.isEmpty { runs.append(current) }
         current = []
@@ -67,5 +67,13 @@ extension InterBeatInterval {
     }
     if !current.isEmpty { runs.append(current) }
     return runs
+  }
+
+  /// Whether this interval, if clean, continues the run of clean intervals that `previous` (the interval before it
+  /// in time order, any verdict) is part of: `previous` is clean, of the same segment, and ends where this starts.
+  @inlinable
+  public func continuesCleanRun(after previous: InterBeatInterval?) -> Bool {
+    guard let previous else { return false }
+    return previous.isClean && previous.segment == segment && previous.endSeconds == startSeconds
   }
 }

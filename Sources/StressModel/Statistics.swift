@@ -36,9 +36,15 @@ public enum Statistics {
 
   /// Median (50th percentile, linear interpolation), found by selection rather than by sorting a copy.
   public static func median(_ values: [Double]) -> Double? {
-    guard !values.isEmpty else { return nil }
     var copy = values
-    let (lower, upper) = copy.withUnsafeMutableBufferPointer { middleValues($0, count: values.count) }
+    return medianSelectingInPlace(&copy)
+  }
+
+  /// The same median of an array the caller gives up the order of (it is reordered; nothing is copied).
+  static func medianSelectingInPlace(_ values: inout [Double]) -> Double? {
+    guard !values.isEmpty else { return nil }
+    let count = values.count
+    let (lower, upper) = values.withUnsafeMutableBufferPointer { middleValues($0, count: count) }
     return lower + (upper - lower) * 0.5
   }
 

@@ -93,7 +93,7 @@ struct AnalyzeCommand: ParsableCommand {
       file: file, rateHz: rateHz, samples: Int(samples), polarity: chosen, polaritySource: origin,
       windowSeconds: windows.lengthSeconds, stepSeconds: windows.stepSeconds, record: record)
     if json {
-      CLIOutput.line(bytes: report.json.bytes)
+      report.json.document.withBytes { CLIOutput.line(bytes: $0) }
     } else {
       for line in report.summaryLines { CLIOutput.line(line) }
     }

@@ -22,7 +22,7 @@ enum CLIOutput {
   }
 
   /// A line given as UTF-8 (a long JSON document), written straight to stdout after anything `print` holds.
-  static func line(bytes: [UInt8]) {
+  static func line(bytes: UnsafeRawBufferPointer) {
     fflush(nil)
     try? FileDescriptor.standardOutput.writeAll(bytes)
     try? FileDescriptor.standardOutput.writeAll(CollectionOfOne(UInt8(0x0A)))

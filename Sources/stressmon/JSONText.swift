@@ -11,16 +11,30 @@ final class JSONText {
     case line
   }
 
-  /// Unchecked: every write goes through this buffer, and the runtime's check of exclusive access to a class's
-  /// property cost a fifth of writing a long recording. Nothing else holds the buffer while a method appends.
-  @exclusivity(unchecked) private(set) var bytes: [UInt8] = []
+  /// The output so far: raw memory grown by doubling. An array appended to byte by byte asked the runtime whether
+  /// it was uniquely held, and whether this class's property was being accessed elsewhere, at every byte: that
+  /// cost more than the digits. Unchecked: each method reads and writes them only while it runs.
+  @exclusivity(unchecked) private var storage: UnsafeMutablePointer<UInt8>
+  @exclusivity(unchecked) private var count = 0
+  @exclusivity(unchecked) private var capacity: Int
   private var depth = 0
   private let layout: Layout
 
   /// `capacity`: the bytes to reserve (about what will be written, so that the buffer is not copied as it grows).
   init(layout: Layout = .indented, capacity: Int? = nil) {
     self.layout = layout
-    bytes.reserveCapacity(capacity ?? (layout == .indented ? 1 << 16 : 256))
+    self.capacity = max(16, capacity ?? (layout == .indented ? 1 << 16 : 256))
+    storage = .allocate(capacity: self.capacity)
+  }
+
+  deinit { storage.deallocate() }
+
+  /// What has been written.
+  var bytes: [UInt8] { Array(UnsafeBufferPointer(start: storage, count: count)) }
+
+  /// What has been written, without copying it (for stdout).
+  func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+    try body(UnsafeRawBufferPointer(start: storage, count: count))
   }
 
   /// One object on one line: `{"key":value,...}`.
@@ -30,58 +44,58 @@ final class JSONText {
     return json.string
   }
 
-  var string: String { String(decoding: bytes, as: UTF8.self) }
+  var string: String { String(decoding: UnsafeBufferPointer(start: storage, count: count), as: UTF8.self) }
 
   /// Writes an object; `body` adds its fields with `field(_:_:)` on the object writer it gets.
   func object(_ body: (ObjectWriter) -> Void) {
-    bytes.append(0x7B)
+    append(0x7B)
     depth += 1
     let writer = ObjectWriter(json: self)
     body(writer)
     depth -= 1
     if writer.count > 0 { newline() }
-    bytes.append(0x7D)
+    append(0x7D)
   }
 
   func array<T>(_ items: [T], _ body: (JSONText, T) -> Void) {
-    bytes.append(0x5B)
+    append(0x5B)
     depth += 1
     for (i, item) in items.enumerated() {
-      if i > 0 { bytes.append(0x2C) }
+      if i > 0 { append(0x2C) }
       newline()
       body(self, item)
     }
     depth -= 1
     if !items.isEmpty { newline() }
-    bytes.append(0x5D)
+    append(0x5D)
   }
 
   func numbers(_ values: [Double]) {
-    bytes.append(0x5B)
+    append(0x5B)
     for (i, value) in values.enumerated() {
       if i > 0 { separator() }
       number(value)
     }
-    bytes.append(0x5D)
+    append(0x5D)
   }
 
   /// Numbers rounded to `places` decimals, as `number(_:places:)` writes them.
   func numbers(_ values: [Double], places: Int) {
-    bytes.append(0x5B)
+    append(0x5B)
     for (i, value) in values.enumerated() {
       if i > 0 { separator() }
       number(value, places: places)
     }
-    bytes.append(0x5D)
+    append(0x5D)
   }
 
   func integers(_ values: [Int64]) {
-    bytes.append(0x5B)
+    append(0x5B)
     for (i, value) in values.enumerated() {
       if i > 0 { separator() }
       integer(value)
     }
-    bytes.append(0x5D)
+    append(0x5D)
   }
 
   func number(_ value: Double?) {
@@ -89,7 +103,7 @@ final class JSONText {
     if value == value.rounded(), abs(value) < 1e15 {
       integer(Int64(value))
     } else {
-      bytes.append(contentsOf: value.description.utf8)
+      append(contentsOf: value.description.utf8)
     }
   }
 
@@ -112,86 +126,118 @@ final class JSONText {
       digits /= 10
       shown -= 1
     }
-    if result < 0 { bytes.append(0x2D) }
+    if result < 0 { append(0x2D) }
     // Least significant digit first, the point after `shown` of them, a 0 before a point with nothing left of
     // it; then turned round in place.
-    let start = bytes.count
+    let start = count
     while shown > 0 {
-      bytes.append(0x30 + UInt8(digits % 10))
+      append(0x30 + UInt8(digits % 10))
       digits /= 10
       shown -= 1
     }
-    bytes.append(0x2E)
+    append(0x2E)
     repeat {
-      bytes.append(0x30 + UInt8(digits % 10))
+      append(0x30 + UInt8(digits % 10))
       digits /= 10
     } while digits > 0
-    bytes[start...].reverse()
+    turnRound(from: start)
   }
 
   /// Decimal digits, written straight into the buffer (no String per number: a long recording has 100 000).
   func integer(_ value: Int64) {
-    if value < 0 { bytes.append(0x2D) }
+    if value < 0 { append(0x2D) }
     // Least significant digit first, then turned round in place.
-    let start = bytes.count
+    let start = count
     var magnitude = value.magnitude
     repeat {
-      bytes.append(0x30 + UInt8(magnitude % 10))
+      append(0x30 + UInt8(magnitude % 10))
       magnitude /= 10
     } while magnitude > 0
-    bytes[start...].reverse()
+    turnRound(from: start)
   }
 
   func null() {
-    bytes.append(0x6E)
-    bytes.append(0x75)
-    bytes.append(0x6C)
-    bytes.append(0x6C)
+    append(0x6E)
+    append(0x75)
+    append(0x6C)
+    append(0x6C)
   }
 
-  func bool(_ value: Bool) { bytes.append(contentsOf: Array((value ? "true" : "false").utf8)) }
+  func bool(_ value: Bool) { append(contentsOf: (value ? "true" : "false").utf8) }
 
   func string(_ value: String) {
-    bytes.append(0x22)
+    append(0x22)
     // Byte by byte: UTF-8's multi-byte sequences are all ≥ 0x80 and pass as they are.
     for byte in value.utf8 {
       switch byte {
       case 0x5C, 0x22:
-        bytes.append(0x5C)
-        bytes.append(byte)
+        append(0x5C)
+        append(byte)
       case 0x0A: escape(0x6E)
       case 0x09: escape(0x74)
       case 0x0D: escape(0x72)
       case 0..<0x20:
         let hex: StaticString = "0123456789abcdef"
         escape(0x75)
-        bytes.append(0x30)
-        bytes.append(0x30)
-        bytes.append(hex.utf8Start[Int(byte >> 4)])
-        bytes.append(hex.utf8Start[Int(byte & 0xF)])
-      default: bytes.append(byte)
+        append(0x30)
+        append(0x30)
+        append(hex.utf8Start[Int(byte >> 4)])
+        append(hex.utf8Start[Int(byte & 0xF)])
+      default: append(byte)
       }
     }
-    bytes.append(0x22)
+    append(0x22)
+  }
+
+  /// Reverses the bytes from `start` on where they lie.
+  private func turnRound(from start: Int) {
+    var i = start
+    var j = count - 1
+    while i < j {
+      let byte = storage[i]
+      storage[i] = storage[j]
+      storage[j] = byte
+      i += 1
+      j -= 1
+    }
+  }
+
+  private func append(_ byte: UInt8) {
+    if count == capacity { grow(to: count + 1) }
+    storage[count] = byte
+    count += 1
+  }
+
+  private func append(contentsOf text: String.UTF8View) {
+    for byte in text { append(byte) }
+  }
+
+  private func grow(to minimum: Int) {
+    let larger = max(minimum, 2 * capacity)
+    let moved = UnsafeMutablePointer<UInt8>.allocate(capacity: larger)
+    moved.initialize(from: storage, count: count)
+    storage.deallocate()
+    storage = moved
+    capacity = larger
   }
 
   private func escape(_ letter: UInt8) {
-    bytes.append(0x5C)
-    bytes.append(letter)
+    append(0x5C)
+    append(letter)
   }
 
   private func separator() {
-    bytes.append(0x2C)
-    bytes.append(0x20)
+    append(0x2C)
+    append(0x20)
   }
 
   fileprivate func newline() {
     guard layout == .indented else { return }
-    bytes.append(0x0A)
-    for _ in 0..<(2 * depth) { bytes.append(0x20) }
+    append(0x0A)
+    for _ in 0..<(2 * depth) { append(0x20) }
   }
 
-  fileprivate func raw(_ byte: UInt8) { bytes.append(byte) }
+  fileprivate func raw(_ byte: UInt8) { append(byte) }
 
   /// Writes the fields of one object.
   final class ObjectWriter {
