@@ -22,6 +22,21 @@ public struct AnalysisRecord: Sendable {
 
   public init() {}
 
+  /// Room for a recording of about `seconds` with windows every `stepSeconds`, so that a long file's record is not
+  /// copied (and its memory faulted in again) each time it doubles: beats and intervals for up to four a second.
+  /// What is reserved and not used is never touched.
+  public mutating func reserveCapacity(seconds: Double, stepSeconds: Double) {
+    guard seconds.isFinite, seconds > 0, stepSeconds > 0 else { return }
+    let beatCount = Int(min(seconds, Self.longestReservedSeconds) * 4)
+    beats.reserveCapacity(beatCount)
+    isArtefact.reserveCapacity(beatCount)
+    intervals.reserveCapacity(beatCount)
+    windows.reserveCapacity(Int(min(seconds, Self.longestReservedSeconds) / stepSeconds) + 2)
+  }
+
+  /// A day: beyond it the arrays grow as they fill.
+  static let longestReservedSeconds = 86_400.0
+
   // MARK: - Public
 
   public mutating func add(_ event: AnalysisEvent) {

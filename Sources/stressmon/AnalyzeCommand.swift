@@ -87,6 +87,9 @@ struct AnalyzeCommand: ParsableCommand {
         rateHz: rateHz, polarity: chosen, configuration: PulseAnalyzer.Configuration(windows: windows))
     }
     var record = AnalysisRecord()
+    if let rows = ProgressBar.estimatedRows(path: file) {
+      record.reserveCapacity(seconds: rows / rateHz, stepSeconds: windows.stepSeconds)
+    }
     let samples = try AnalyzePipeline.run(analyzer, source: &source) { record.add($0) }
     source.progress.finish()
     let report = AnalyzeReport(

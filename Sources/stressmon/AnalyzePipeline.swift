@@ -14,7 +14,7 @@ enum AnalyzePipeline {
   ) throws -> Int64 {
     let stage = DetectionStage(source: source, detection: analyzer.detection)
     var chain = analyzer.chain
-    let batches = ThreadPipe<DetectionBatch, any Error>(capacity: 8) { () throws -> DetectionBatch? in
+    let batches = ThreadPipe<DetectionBatch, any Error>(capacity: 16) { () throws -> DetectionBatch? in
       try stage.next()
     }
     batches.start()
@@ -65,7 +65,7 @@ struct BlockSource {
     if !buffered.isEmpty { return buffered.removeFirst() }
     if pipe == nil {
       let reader = reader
-      let started = ThreadPipe<RecordingBlock, RecordingError>(capacity: 4) { () throws(RecordingError) in
+      let started = ThreadPipe<RecordingBlock, RecordingError>(capacity: 16) { () throws(RecordingError) in
         try reader.nextBlock(maxSamples: Self.blockSamples)
       }
       started.start()

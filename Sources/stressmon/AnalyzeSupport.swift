@@ -14,18 +14,26 @@ struct ProgressBar {
 
   init(path: String, enabled: Bool) {
     self.enabled = false
-    guard enabled else { return }
-    var info = stat()
-    guard stat(path, &info) == 0, Int64(info.st_size) >= Self.minimumBytes else { return }
-    // Rows ≈ file size / bytes per row of the first 64 KiB.
-    guard let file = try? FileDescriptor.open(path, .readOnly) else { return }
+    guard enabled, Self.fileBytes(path) >= Self.minimumBytes, let rows = Self.estimatedRows(path: path) else { return }
+    estimatedRows = rows
+    self.enabled = true
+  }
+
+  /// Rows of the file ≈ its size / bytes per row of its first 64 KiB; nil when it cannot be read or has no rows.
+  static func estimatedRows(path: String) -> Double? {
+    let size = fileBytes(path)
+    guard size > 0, let file = try? FileDescriptor.open(path, .readOnly) else { return nil }
     defer { try? file.close() }
     var head = [UInt8](repeating: 0, count: 1 << 16)
-    guard let got = try? head.withUnsafeMutableBytes({ raw in try file.read(into: raw) }), got > 0 else { return }
+    guard let got = try? head.withUnsafeMutableBytes({ raw in try file.read(into: raw) }), got > 0 else { return nil }
     let newlines = head[0..<got].reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
-    guard newlines > 1 else { return }
-    estimatedRows = Double(info.st_size) / (Double(got) / Double(newlines))
-    self.enabled = true
+    guard newlines > 1 else { return nil }
+    return Double(size) / (Double(got) / Double(newlines))
+  }
+
+  private static func fileBytes(_ path: String) -> Int64 {
+    var info = stat()
+    return stat(path, &info) == 0 ? Int64(info.st_size) : 0
   }
 
   mutating func advance(by count: Int) {

@@ -26,6 +26,28 @@ struct AnalyzePipelineTests {
     #expect(pipe.next() == nil)
   }
 
+  @Test("Producer and consumer each wait in turn, through queues of 5 and 16, and nothing is lost or stuck")
+  func pipeWakesBothSides() {
+    for capacity in [5, 16] {
+      // Bursts: the producer or the consumer pauses now and then, so each finds the queue full or empty and
+      // must be woken by the other.
+      var made = 0
+      let pipe = ThreadPipe<Int, Never>(capacity: capacity) { () -> Int? in
+        guard made < 3_000 else { return nil }
+        made += 1
+        if made % 97 == 0 { usleep(2_000) }
+        return made
+      }
+      pipe.start()
+      var got: [Int] = []
+      while let item = pipe.next() {
+        got.append(item)
+        if item % 89 == 0 { usleep(2_000) }
+      }
+      #expect(got == Array(1...3_000), "capacity \(capacity)")
+    }
+  }
+
   @Test("An error from the producer comes out after the items made before it")
   func pipeRethrowsInPlace() {
     var made = 0
