@@ -143,6 +143,16 @@ struct AnalyzeJSON {
 
   /// The object, written (a day-long recording's is megabytes: it goes to stdout from the writer's buffer).
   var document: JSONText {
+    // The windows, about half the work of a long recording's text, are written on a second thread meanwhile.
+    var unwritten: [WindowJSON]? = windows
+    let windowsText = ThreadPipe<JSONText, Never>(capacity: 1) { () -> JSONText? in
+      guard let windows = unwritten else { return nil }
+      unwritten = nil
+      let json = JSONText(capacity: 360 * windows.count, depth: 1)
+      json.array(windows) { w, window in window.write(w) }
+      return json
+    }
+    windowsText.start()
     // About 9 bytes a beat number, 11 a time, 8 an interval and 330 a window: one buffer, grown at most once.
     let json = JSONText(capacity: 64 + 10 * beats.count + 12 * beatTimesS.count + 9 * ibiMs.count + 360 * windows.count)
     json.object { o in
@@ -168,7 +178,7 @@ struct AnalyzeJSON {
       o.field("step_s") { $0.number(stepS) }
       o.field("window_s") { $0.number(windowS) }
       o.field("windows") { j in
-        j.array(windows) { w, window in window.write(w) }
+        if let written = windowsText.next() { j.append(written) }
       }
     }
     return json

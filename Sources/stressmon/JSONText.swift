@@ -21,8 +21,10 @@ final class JSONText {
   private let layout: Layout
 
   /// `capacity`: the bytes to reserve (about what will be written, so that the buffer is not copied as it grows).
-  init(layout: Layout = .indented, capacity: Int? = nil) {
+  /// `depth`: the nesting the text will be put at (`append(_:)`), for its indentation.
+  init(layout: Layout = .indented, capacity: Int? = nil, depth: Int = 0) {
     self.layout = layout
+    self.depth = depth
     self.capacity = max(16, capacity ?? (layout == .indented ? 1 << 16 : 256))
     storage = .allocate(capacity: self.capacity)
   }
@@ -187,6 +189,13 @@ final class JSONText {
       }
     }
     append(0x22)
+  }
+
+  /// Appends what `other` wrote: a value written apart (on another thread) at this writer's depth.
+  func append(_ other: JSONText) {
+    if capacity - count < other.count { grow(to: count + other.count) }
+    (storage + count).initialize(from: other.storage, count: other.count)
+    count += other.count
   }
 
   /// Reverses the bytes from `start` on where they lie.

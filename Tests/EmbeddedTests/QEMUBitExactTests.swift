@@ -96,7 +96,7 @@ struct QEMUBitExactTests {
       windowSeconds: windows.lengthSeconds, stepSeconds: windows.stepSeconds, record: record)
     let analyze = try CLIRunner.run(["analyze", csv, "--json"])
     #expect(analyze.status == 0, "\(analyze.stderr)")
-    #expect(report.json.text + "\n" == analyze.stdout)
+    #expect(report.json.document.string + "\n" == analyze.stdout)
 
     // The counter counts instructions (2 000 000 in the calibration loop, to a tick).
     let perTick = try #require(output.figures["instructions_per_tick"])
