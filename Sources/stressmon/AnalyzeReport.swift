@@ -21,20 +21,19 @@ struct AnalyzeReport {
   var json: AnalyzeJSON {
     let hrv = record.overallHRV
     let shares = record.qualityShares(durationSeconds: durationSeconds)
-    // The reported beats' samples and times in one pass (a day has 100 000 beats).
+    // The reported beats' samples and times in one pass (a day has 100 000 beats). Times, intervals and window
+    // figures are rounded once, where they are written (`JSONText.number(_:places:)`).
     var beats: [Int64] = [], times: [Double] = []
     beats.reserveCapacity(record.beats.count)
     times.reserveCapacity(record.beats.count)
     for (beat, artefact) in zip(record.beats, record.isArtefact) where !artefact {
       beats.append(beat.sampleIndex)
-      times.append(rounded(beat.seconds, 5))
+      times.append(beat.seconds)
     }
-    var intervals = record.cleanIntervalsMs
-    for i in intervals.indices { intervals[i] = rounded(intervals[i], 2) }
     return AnalyzeJSON(
       file: file, rateHz: rateHz, samples: samples, durationS: rounded(durationSeconds, 3),
       polarity: polarity.rawValue, polaritySource: polaritySource,
-      beats: beats, beatTimesS: times, ibiMs: intervals,
+      beats: beats, beatTimesS: times, ibiMs: record.cleanIntervalsMs,
       hrv: HRVJSON(
         sdnnMs: hrv.map { rounded($0.sdnnMs, 2) }, rmssdMs: hrv.map { rounded($0.rmssdMs, 2) },
         pnn50: hrv.map { rounded($0.pnn50, 2) }, meanHrBpm: hrv.map { rounded($0.meanHeartRateBpm, 2) },
@@ -220,18 +219,18 @@ struct WindowJSON {
   var coverage: Double
 
   init(_ window: HRVWindowSummary) {
-    startS = rounded(window.startSeconds, 3)
-    endS = rounded(window.endSeconds, 3)
-    sdnnMs = window.metrics.map { rounded($0.sdnnMs, 2) }
-    rmssdMs = window.metrics.map { rounded($0.rmssdMs, 2) }
-    heartRateBpm = window.metrics.map { rounded($0.meanHeartRateBpm, 2) }
+    startS = window.startSeconds
+    endS = window.endSeconds
+    sdnnMs = window.metrics?.sdnnMs
+    rmssdMs = window.metrics?.rmssdMs
+    heartRateBpm = window.metrics?.meanHeartRateBpm
     stressLevel = window.stress.map(\.level)
     category = window.stress?.category.rawValue ?? "uncategorised"
     confidence = window.stress.map(\.confidence)
     quality = window.quality.rawValue
     beats = window.cleanIntervals
     rejected = window.rejectedIntervals
-    coverage = rounded(window.coverage, 3)
+    coverage = window.coverage
   }
 
   func write(_ json: JSONText) {
