@@ -85,6 +85,35 @@ extension RecordingReader {
     return (negative ? -value : value, next)
   }
 
+  /// A raw count's line, `digits` (one to seven) then `\n` or `\r\n`, read as one 8-byte word: the value and where
+  /// the next line starts; nil for anything else, which `parsePlainLine` reads. The eight bytes from `start` must
+  /// be readable and the line must end within them, so the caller asks it only where a newline lies at most eight
+  /// bytes on or the region is at least that long.
+  @inline(__always)
+  static func parseShortCountLine(_ base: UnsafePointer<UInt8>, _ start: Int) -> (Int32, Int)? {
+    let word = UInt64(littleEndian: UnsafeRawPointer(base + start).loadUnaligned(as: UInt64.self))
+    // A byte is a digit when its high nibble is 3 both as it is and plus 6 (0x30–0x39). Adding 6 can carry out of
+    // a byte ≥ 0xFA only, which is already past the first non-digit, so the bytes before it are judged exactly.
+    let tens = word & 0xF0F0_F0F0_F0F0_F0F0
+    let bumped = (word &+ 0x0606_0606_0606_0606) & 0xF0F0_F0F0_F0F0_F0F0
+    let nonDigits = (tens ^ 0x3030_3030_3030_3030) | (bumped ^ 0x3030_3030_3030_3030)
+    let count = nonDigits.trailingZeroBitCount &>> 3  // digits before the first other byte; 8 when there is none
+    guard count >= 1 && count <= 7 else { return nil }
+    let stop = UInt8(truncatingIfNeeded: word &>> UInt64(count &<< 3))
+    var next = start &+ count &+ 1
+    if stop != 0x0A {
+      guard stop == 0x0D && count <= 6 && UInt8(truncatingIfNeeded: word &>> UInt64((count &+ 1) &<< 3)) == 0x0A else {
+        return nil
+      }
+      next &+= 1
+    }
+    // The digits moved to the top bytes, zeros (leading zeros) below them, then combined in pairs, fours, eights.
+    var v = (word & 0x0F0F_0F0F_0F0F_0F0F) &<< UInt64((8 &- count) &<< 3)
+    v = v &* 10 &+ (v &>> 8)
+    v = ((v & 0x0000_00FF_0000_00FF) &* 0x000F_4240_0000_0064 &+ ((v &>> 16) & 0x0000_00FF_0000_00FF) &* 0x0000_2710_0000_0001) &>> 32
+    return (Int32(truncatingIfNeeded: v), next)
+  }
+
   /// Appends the decimal digits from `i` on to `mantissa` (wrapping: the caller bounds the count); returns how many.
   @inline(__always)
   private static func takeDigits(_ base: UnsafePointer<UInt8>, _ i: inout Int, _ end: Int, into mantissa: inout Int64) -> Int {

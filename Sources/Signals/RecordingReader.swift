@@ -250,9 +250,19 @@ public final class RecordingReader {
         // The lane: a run of plain lines with no gap, gathered and appended at once.
         let most = min(limit - state.count, laneCapacity)
         var n = 0
-        while n < most, i < end, let (value, next) = parsePlainLine(base, i, end, decimals: decimals),
-          value <= Int64(Int32.max), value >= Int64(Int32.min)
-        {
+        while n < most && i < end {
+          if decimals == 0 {
+            // Raw counts, the sensor's own files: a line per 8-byte word while eight bytes remain.
+            while n < most, end &- i >= 8, let (value, next) = parseShortCountLine(base, i) {
+              lane[n] = value
+              n &+= 1
+              i = next
+            }
+            if n == most || i == end { break }
+          }
+          guard let (value, next) = parsePlainLine(base, i, end, decimals: decimals),
+            value <= Int64(Int32.max), value >= Int64(Int32.min)
+          else { break }
           lane[n] = Int32(truncatingIfNeeded: value)
           n += 1
           i = next

@@ -167,4 +167,37 @@ struct RecordingReaderTests {
       #expect(firstDifference == nil, "block size \(blockSize): line \((firstDifference ?? 0) + 2) reads differently")
     }
   }
+
+  @Test("Raw counts read as they are written, eight bytes at a time or not, across chunks and block sizes")
+  func rawCountsReadTheSame() throws {
+    // Lines of one to seven digits and a newline take the 8-byte word; longer, signed, padded or last lines the
+    // byte-wise parsers. Every form must give the same count.
+    var generator = SplitMix64(seed: 29)
+    var lines = ["ir"]
+    var expected: [Int32] = []
+    for _ in 0..<150_000 {
+      let digits = Int.random(in: 1...10, using: &generator)
+      var n = Int32(clamping: Int64.random(in: 0..<[1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000,
+        100_000_000, 1_000_000_000, 2_147_483_647][digits], using: &generator))
+      if Int.random(in: 0..<50, using: &generator) == 0 { n = -n }
+      let sign = n < 0 ? "-" : ""
+      let forms = ["\(n)", "\(n)", "\(n)", "\(n)\r", n < 0 ? "\(n)" : "+\(n)", "\(sign)00\(n.magnitude)", " \(n)",
+        "\"\(n)\"", "\(n)\t", "\(n).0"]
+      lines.append(forms[Int.random(in: 0..<forms.count, using: &generator)])
+      expected.append(n)
+      if Int.random(in: 0..<700, using: &generator) == 0 { lines.append("") }
+    }
+    let dir = try TemporaryDirectory()
+    defer { dir.remove() }
+    let path = try dir.write("counts.csv", lines.joined(separator: "\n"))
+    for blockSize in [1 << 16, 777, 5] {
+      let reader = try RecordingReader(path: path, readSidecar: false)
+      #expect(reader.scale == 1)
+      var read: [Int32] = []
+      while let block = try reader.nextBlock(maxSamples: blockSize) { read += block.channels[0] }
+      #expect(read.count == expected.count)
+      let firstDifference = read.indices.first { $0 < expected.count && read[$0] != expected[$0] }
+      #expect(firstDifference == nil, "block size \(blockSize): line \((firstDifference ?? 0) + 2) reads differently")
+    }
+  }
 }
