@@ -132,10 +132,11 @@ struct RecordingReaderTests {
   @Test("However a value is written, it reads as the same fixed-point number, across chunks and block sizes")
   func everyFormReadsTheSame() throws {
     // Plain lines take the one-pass lane, the rest the general parser; both must agree with the exact value.
-    var generator = SplitMix64(seed: 12)
-    var lines = ["ppg", "0.125"]
-    var expected: [Int32] = [125]
-    for _ in 0..<150_000 {
+    let dir = try TemporaryDirectory()
+    defer { dir.remove() }
+    // The first value fixes the scale at three decimals.
+    let (path, expected) = try writeValues(in: dir, header: "ppg\n0.125", first: [125], seed: 12, blankEvery: 500) {
+      generator in
       let n = Int32.random(in: -268_000_000...268_000_000, using: &generator)
       let magnitude = n.magnitude
       let whole = "\(magnitude / 1000)"
@@ -147,35 +148,18 @@ struct RecordingReaderTests {
         n < 0 ? "-0\(whole).\(fraction)" : "+\(whole).\(fraction)", "\(sign)\(whole).\(fraction)e0",
         magnitude % 1000 == 0 ? "\(sign)\(whole)" : "\(sign)\(whole).\(fraction)",
       ]
-      lines.append(forms[Int.random(in: 0..<forms.count, using: &generator)])
-      expected.append(n)
-      if Int.random(in: 0..<500, using: &generator) == 0 { lines.append("") }
+      return (forms[Int.random(in: 0..<forms.count, using: &generator)], n)
     }
-    let dir = try TemporaryDirectory()
-    defer { dir.remove() }
-    let path = try dir.write("forms.csv", lines.joined(separator: "\n"))
-    for blockSize in [1 << 16, 777] {
-      let reader = try RecordingReader(path: path, readSidecar: false)
-      #expect(reader.scale == 1000)
-      var read: [Int32] = []
-      while let block = try reader.nextBlock(maxSamples: blockSize) {
-        #expect(block.gapBefore == 0)
-        read += block.channels[0]
-      }
-      #expect(read.count == expected.count)
-      let firstDifference = read.indices.first { $0 < expected.count && read[$0] != expected[$0] }
-      #expect(firstDifference == nil, "block size \(blockSize): line \((firstDifference ?? 0) + 2) reads differently")
-    }
+    try expectReads(path, as: expected, scale: 1000, blockSizes: [1 << 16, 777])
   }
 
   @Test("Raw counts read as they are written, eight bytes at a time or not, across chunks and block sizes")
   func rawCountsReadTheSame() throws {
     // Lines of one to seven digits and a newline take the 8-byte word; longer, signed, padded or last lines the
     // byte-wise parsers. Every form must give the same count.
-    var generator = SplitMix64(seed: 29)
-    var lines = ["ir"]
-    var expected: [Int32] = []
-    for _ in 0..<150_000 {
+    let dir = try TemporaryDirectory()
+    defer { dir.remove() }
+    let (path, expected) = try writeValues(in: dir, header: "ir", seed: 29, blankEvery: 700) { generator in
       let digits = Int.random(in: 1...10, using: &generator)
       var n = Int32(clamping: Int64.random(in: 0..<[1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000,
         100_000_000, 1_000_000_000, 2_147_483_647][digits], using: &generator))
@@ -183,18 +167,39 @@ struct RecordingReaderTests {
       let sign = n < 0 ? "-" : ""
       let forms = ["\(n)", "\(n)", "\(n)", "\(n)\r", n < 0 ? "\(n)" : "+\(n)", "\(sign)00\(n.magnitude)", " \(n)",
         "\"\(n)\"", "\(n)\t", "\(n).0"]
-      lines.append(forms[Int.random(in: 0..<forms.count, using: &generator)])
-      expected.append(n)
-      if Int.random(in: 0..<700, using: &generator) == 0 { lines.append("") }
+      return (forms[Int.random(in: 0..<forms.count, using: &generator)], n)
     }
-    let dir = try TemporaryDirectory()
-    defer { dir.remove() }
-    let path = try dir.write("counts.csv", lines.joined(separator: "\n"))
-    for blockSize in [1 << 16, 777, 5] {
+    try expectReads(path, as: expected, scale: 1, blockSizes: [1 << 16, 777, 5])
+  }
+
+  /// Writes `header`, then 150 000 values as `line` writes them (text, value), with a blank line about every
+  /// `blankEvery`, into a file in `dir`; returns its path and the values (`first` before them).
+  private func writeValues(
+    in dir: TemporaryDirectory, header: String, first: [Int32] = [], seed: UInt64, blankEvery: Int,
+    _ line: (inout SplitMix64) -> (String, Int32)
+  ) throws -> (String, [Int32]) {
+    var generator = SplitMix64(seed: seed)
+    var lines = [header]
+    var values = first
+    for _ in 0..<150_000 {
+      let (text, value) = line(&generator)
+      lines.append(text)
+      values.append(value)
+      if Int.random(in: 0..<blankEvery, using: &generator) == 0 { lines.append("") }
+    }
+    return (try dir.write("values.csv", lines.joined(separator: "\n")), values)
+  }
+
+  /// Reads the gapless single-column file at `path` in each block size and expects `expected`, at `scale`.
+  private func expectReads(_ path: String, as expected: [Int32], scale: Int32, blockSizes: [Int]) throws {
+    for blockSize in blockSizes {
       let reader = try RecordingReader(path: path, readSidecar: false)
-      #expect(reader.scale == 1)
+      #expect(reader.scale == scale)
       var read: [Int32] = []
-      while let block = try reader.nextBlock(maxSamples: blockSize) { read += block.channels[0] }
+      while let block = try reader.nextBlock(maxSamples: blockSize) {
+        #expect(block.gapBefore == 0)
+        read += block.channels[0]
+      }
       #expect(read.count == expected.count)
       let firstDifference = read.indices.first { $0 < expected.count && read[$0] != expected[$0] }
       #expect(firstDifference == nil, "block size \(blockSize): line \((firstDifference ?? 0) + 2) reads differently")
