@@ -18,14 +18,19 @@ extension BeatDetector {
 
   /// A confirmed peak: merged into the pending one if it is a higher peak within the merge window, else
   /// judged and, if it passes, kept pending until the merge window closes. A peak that took longer than
-  /// `confirmSamples` to fall by the hysteresis is no systolic peak (those fall fast): a plateau, a slow
-  /// drift. Dropping it also bounds the latency.
+  /// `confirmSamples` to fall by the hysteresis is not taken as it comes (systolic peaks fall fast; a plateau or
+  /// a slow drift does not), which also bounds the latency. Its knee may still be the pulse's (one on a
+  /// respiratory upslope): it goes to search-back, which reports it only if the next beat shows one missing.
   mutating func candidate(at index: Int64) {
     let slope = tracker.takeUpSlope()
     guard !contact.rawBad, index > acquisition.settledAfter else { return }
     guard index &- tracker.peakIndex <= parameters.confirmSamples else {
-      // While learning, a peak this slow says the range seen so far is a slope, not the pulse (Acquisition).
-      if references.isEmpty { acquisition.forgetRange() }
+      if references.isEmpty {
+        // While learning, a peak this slow says the range seen so far is a slope, not the pulse (Acquisition).
+        acquisition.forgetRange()
+      } else {
+        noteRejected(tracker.kneeCandidate(slope: slope))
+      }
       return
     }
     if merge.isOpen {

@@ -44,6 +44,10 @@ extension BeatDetector {
     /// The energy gate's peak-window sum centred on the current peak, once taken (W1/2 after it).
     var energy: Int64 = 0
     var energyTaken = false
+    /// The last new high still rising at a quarter of the upstroke's steepest (`kneeSlopeShift`): where the pulse's
+    /// rise ended when what follows is a slow climb (a pulse on a respiratory upslope) rather than a fall.
+    var kneeIndex: Int64 = 0
+    var kneeValue: Int64 = 0
 
     /// One working sample; true when it confirms the current peak (the caller then takes its upslope and, if
     /// it wants it, the candidate).
@@ -53,6 +57,10 @@ extension BeatDetector {
         if slope > upSlope { upSlope = slope }
         if value > peakValue {
           startPeak(value: value, slope: slope, index: index)
+          if slope &<< BeatDetectorTuning.kneeSlopeShift >= upSlope {
+            kneeIndex = index
+            kneeValue = value
+          }
           return false
         }
         if needAfter {
@@ -71,6 +79,8 @@ extension BeatDetector {
         rising = true
         startPeak(value: value, slope: slope, index: index)
         upSlope = max(0, slope)
+        kneeIndex = index
+        kneeValue = value
       }
       return false
     }
@@ -90,6 +100,13 @@ extension BeatDetector {
       let slope = upSlope
       upSlope = 0
       return slope
+    }
+
+    /// The knee of a peak too slow to confirm, as a candidate with upslope `slope` (no parabola: a knee is no vertex).
+    func kneeCandidate(slope: Int64) -> Candidate {
+      Candidate(
+        index: kneeIndex, value: kneeValue, before: kneeValue, after: kneeValue, amplitude: kneeValue &- trough,
+        slope: slope, trough: trough, energy: energy)
     }
 
     /// The confirmed peak as a candidate with upslope `slope`.

@@ -27,6 +27,11 @@ enum BeatDetectorTuning {
   /// A peak must fall by the hysteresis within this time to be a candidate: systolic peaks fall fast,
   /// plateaus and slow drifts do not. Bounds the latency with `mergeSeconds`.
   static let confirmSeconds = 0.2
+  /// A pulse on a respiratory upslope as large as itself rises steeply, then goes on climbing slowly with the
+  /// baseline: its peak never falls in time. Its knee, the last new high still rising at 2^−kneeSlopeShift (a
+  /// quarter) of the upstroke's steepest, is offered to search-back instead, which takes it only when the rhythm
+  /// says a beat is missing there. A quarter was chosen before measuring, not fitted.
+  static let kneeSlopeShift: Int64 = 2
   /// A first beat after a restart whose amplitude is more than this many seconds of its steepest upslope rose with
   /// the filters' settling (a finger put back while the light still climbs), not by itself: on the evaluation set
   /// first beats measure 0.07-0.11 s (median 0.08), those after a finger was put back 0.18-0.36 s. It is reported,
