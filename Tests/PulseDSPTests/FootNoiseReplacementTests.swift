@@ -1,6 +1,4 @@
-import Analysis
 import EvaluationSet
-import PulseDSP
 import Testing
 
 /// At low perfusion a noise peak, often on the pulse's foot 150–250 ms ahead of the systolic peak, can pass as a
@@ -13,27 +11,10 @@ import Testing
   .enabled(if: EvalSet.unavailableReason == nil, "needs the shared data set (STRESSMON_DATA)"))
 struct FootNoiseReplacementTests {
   /// Noisy records (real sensor noise and white noise at 0.1–0.5 % AC), 50–400 Hz, 120 s, at seeds the evaluation
-  /// set does not use; the detector's beats before the cleaner, and the beats the chain reports.
-  static let runs: [(truth: [Double], detected: [Double], reported: [Double])] = {
-    var runs: [(truth: [Double], detected: [Double], reported: [Double])] = []
-    for rate in [50.0, 100, 200, 400] {
-      for seed in [3, 4, 5, 6, 7, 8] {
-        let spec = EvalRecordSpec(condition: .noisy, rateHz: rate, seed: seed, durationSeconds: 120)
-        guard let record = try? EvalSet.record(spec), let analysis = try? EvalAnalyzer.analysis(of: record) else {
-          continue
-        }
-        let inside = { (t: Double) in t > 2 && t < 119 }
-        runs.append(
-          (
-            record.visibleBeats.map(\.seconds).filter(inside), analysis.beats.map(\.seconds).filter(inside),
-            EvalAnalyzer.output(of: analysis).beatTimesSeconds.filter(inside)
-          ))
-      }
-    }
-    return runs
-  }()
+  /// set does not use.
+  static let runs = HeldOutRun.runs(.noisy, rates: [50, 100, 200, 400], seeds: 3...8)
 
-  static func matches(_ t: Double, _ times: [Double]) -> Bool { times.contains { abs($0 - t) <= 0.15 } }
+  static func matches(_ t: Double, _ times: [Double]) -> Bool { HeldOutRun.matches(t, times) }
 
   @Test("A false beat seldom keeps out the true one just after it")
   func pulseReplacesFootNoise() {

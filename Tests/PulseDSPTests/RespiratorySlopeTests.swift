@@ -1,6 +1,4 @@
-import Analysis
 import EvaluationSet
-import PulseDSP
 import Testing
 
 /// A respiratory wander as large as the pulse leaves the first-order 0.5 Hz high-pass enough of itself that a pulse
@@ -12,28 +10,10 @@ import Testing
   .enabled(if: EvalSet.unavailableReason == nil, "needs the shared data set (STRESSMON_DATA)"))
 struct RespiratorySlopeTests {
   /// Respiration records (baseline wander and amplitude modulation), 50–400 Hz, 120 s, at seeds the evaluation set
-  /// does not use: the true beats, the reported ones, and the recovered ones among them.
-  static let runs: [(truth: [Double], reported: [Double], recovered: [Double])] = {
-    var runs: [(truth: [Double], reported: [Double], recovered: [Double])] = []
-    for rate in [50.0, 100, 200, 400] {
-      for seed in 3...8 {
-        let spec = EvalRecordSpec(condition: .respiration, rateHz: rate, seed: seed, durationSeconds: 120)
-        guard let record = try? EvalSet.record(spec), let analysis = try? EvalAnalyzer.analysis(of: record) else {
-          continue
-        }
-        let inside = { (t: Double) in t > 2 && t < 119 }
-        runs.append(
-          (
-            record.visibleBeats.map(\.seconds).filter(inside),
-            EvalAnalyzer.output(of: analysis).beatTimesSeconds.filter(inside),
-            analysis.beats.filter(\.beat.recovered).map(\.seconds).filter(inside)
-          ))
-      }
-    }
-    return runs
-  }()
+  /// does not use.
+  static let runs = HeldOutRun.runs(.respiration, rates: [50, 100, 200, 400], seeds: 3...8)
 
-  static func matches(_ t: Double, _ times: [Double]) -> Bool { times.contains { abs($0 - t) <= 0.15 } }
+  static func matches(_ t: Double, _ times: [Double]) -> Bool { HeldOutRun.matches(t, times) }
 
   @Test("Missed pulses are recovered, in time with the truth, and few recovered beats are false")
   func kneesRecovered() {

@@ -1,0 +1,35 @@
+import Analysis
+import EvaluationSet
+
+/// One record of the evaluation set's generator at a seed the set does not use, analysed by the chain: its true
+/// beats, the detector's, the ones the chain reports, and the recovered ones, all between 2 s and 119 s.
+struct HeldOutRun {
+  var truth: [Double]
+  var detected: [Double]
+  var reported: [Double]
+  var recovered: [Double]
+
+  /// 120 s records of `condition` at every rate and seed given (a record that cannot be made is left out).
+  static func runs(_ condition: EvalCondition, rates: [Double], seeds: ClosedRange<Int>) -> [HeldOutRun] {
+    var runs: [HeldOutRun] = []
+    for rate in rates {
+      for seed in seeds {
+        let spec = EvalRecordSpec(condition: condition, rateHz: rate, seed: seed, durationSeconds: 120)
+        guard let record = try? EvalSet.record(spec), let analysis = try? EvalAnalyzer.analysis(of: record) else {
+          continue
+        }
+        let inside = { (t: Double) in t > 2 && t < 119 }
+        runs.append(
+          HeldOutRun(
+            truth: record.visibleBeats.map(\.seconds).filter(inside),
+            detected: analysis.beats.map(\.seconds).filter(inside),
+            reported: EvalAnalyzer.output(of: analysis).beatTimesSeconds.filter(inside),
+            recovered: analysis.beats.filter(\.beat.recovered).map(\.seconds).filter(inside)))
+      }
+    }
+    return runs
+  }
+
+  /// Whether a beat lies within ±150 ms of `t` (the score's tolerance).
+  static func matches(_ t: Double, _ times: [Double]) -> Bool { times.contains { abs($0 - t) <= 0.15 } }
+}
