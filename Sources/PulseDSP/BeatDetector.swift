@@ -136,15 +136,17 @@ public struct BeatDetector: Sendable {
   // MARK: - Per sample
 
   /// Runs one sample through the chain; true when an event is ready to drain. `undecimated`: the detector works
-  /// at the input rate (decimation factor 1: inputs below 250 Hz), where the mean of one sample is the sample in Q8 and
-  /// the boxcar's sum, countdown and multiply (a twentieth of the detector at 100 Hz) are skipped. Callers read
-  /// it once per block, so the test is on a register.
+  /// at the input rate (decimation factor 1: inputs below 250 Hz), where the mean of one sample is the sample in
+  /// Q8 and the boxcar's sum, countdown and multiply (a twentieth of the detector at 100 Hz) are skipped. Callers
+  /// read it once per block, so the test is on a register.
   @inline(__always)
   mutating func step(_ sample: Int32, undecimated: Bool) -> Bool {
     position &+= 1
     if let block = monitor.observe(sample) { handleBlock(block) }
     // One call of the (inlined) working step, so that it is compiled once.
-    if undecimated || decimator.add(sample) { stepWorking(undecimated ? Int64(sample) &<< 8 : decimator.takeMeanQ8()) }
+    if undecimated || decimator.add(sample) {
+      stepWorking(undecimated ? Int64(sample) &<< 8 : decimator.takeMeanQ8())
+    }
     return outbox.hasBeat || quality != outbox.reportedQuality
   }
 

@@ -86,9 +86,8 @@ extension RecordingReader {
   }
 
   /// A raw count's line, `digits` (one to seven) then `\n` or `\r\n`, read as one 8-byte word: the value and where
-  /// the next line starts; nil for anything else, which `parsePlainLine` reads. The eight bytes from `start` must
-  /// be readable and the line must end within them, so the caller asks it only where a newline lies at most eight
-  /// bytes on or the region is at least that long.
+  /// the next line starts; nil for anything else, a line longer than the word included, which `parsePlainLine`
+  /// reads. The caller makes sure the eight bytes from `start` lie in the parsed region.
   @inline(__always)
   static func parseShortCountLine(_ base: UnsafePointer<UInt8>, _ start: Int) -> (Int32, Int)? {
     let word = UInt64(littleEndian: UnsafeRawPointer(base + start).loadUnaligned(as: UInt64.self))
@@ -110,7 +109,9 @@ extension RecordingReader {
     // The digits moved to the top bytes, zeros (leading zeros) below them, then combined in pairs, fours, eights.
     var v = (word & 0x0F0F_0F0F_0F0F_0F0F) &<< UInt64((8 &- count) &<< 3)
     v = v &* 10 &+ (v &>> 8)
-    v = ((v & 0x0000_00FF_0000_00FF) &* 0x000F_4240_0000_0064 &+ ((v &>> 16) & 0x0000_00FF_0000_00FF) &* 0x0000_2710_0000_0001) &>> 32
+    // Each even byte now holds a pair (0–99); weighted by its power of 100, their sum lands in the high 32 bits.
+    let pairs: UInt64 = 0x0000_00FF_0000_00FF
+    v = ((v & pairs) &* 0x000F_4240_0000_0064 &+ ((v &>> 16) & pairs) &* 0x0000_2710_0000_0001) &>> 32
     return (Int32(truncatingIfNeeded: v), next)
   }
 
