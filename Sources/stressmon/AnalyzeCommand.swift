@@ -80,14 +80,17 @@ struct AnalyzeCommand: ParsableCommand {
       try HotLoopBenchmark.run(reader: reader, rateHz: rateHz, polarity: explicitPolarity(reader.sidecar) ?? .normal, runs: runs)
       return
     }
-    var source = BlockSource(reader: reader, progress: ProgressBar(path: file, enabled: CLIOutput.stderrIsTerminal))
+    // Read once: it sizes the record and draws the progress bar.
+    let estimatedRows = ProgressBar.estimatedRows(path: file)
+    let progress = ProgressBar(path: file, estimatedRows: estimatedRows, enabled: CLIOutput.stderrIsTerminal)
+    var source = BlockSource(reader: reader, progress: progress)
     let (chosen, origin) = try resolvePolarity(reader.sidecar, source: &source, rateHz: rateHz)
     let analyzer = try Self.detector {
       try PulseAnalyzer(
         rateHz: rateHz, polarity: chosen, configuration: PulseAnalyzer.Configuration(windows: windows))
     }
     var record = AnalysisRecord()
-    if let rows = ProgressBar.estimatedRows(path: file) {
+    if let rows = estimatedRows {
       record.reserveCapacity(seconds: rows / rateHz, stepSeconds: windows.stepSeconds)
     }
     let samples = try AnalyzePipeline.run(analyzer, source: &source) { record.add($0) }

@@ -12,10 +12,11 @@ struct ProgressBar {
   private var rows = 0
   private var shownPercent = -1
 
-  init(path: String, enabled: Bool) {
+  /// `estimatedRows`: the file's `estimatedRows(path:)`, which the caller has already taken (it sizes the record too).
+  init(path: String, estimatedRows: Double?, enabled: Bool) {
     self.enabled = false
-    guard enabled, Self.fileBytes(path) >= Self.minimumBytes, let rows = Self.estimatedRows(path: path) else { return }
-    estimatedRows = rows
+    guard enabled, Self.fileBytes(path) >= Self.minimumBytes, let estimatedRows else { return }
+    self.estimatedRows = estimatedRows
     self.enabled = true
   }
 

@@ -91,7 +91,8 @@ struct AnalyzePipelineTests {
     }
     analyzer.finish { expected.append($0) }
 
-    var source = BlockSource(reader: try RecordingReader(path: path, channels: nil), progress: ProgressBar(path: path, enabled: false))
+    let progress = ProgressBar(path: path, estimatedRows: nil, enabled: false)
+    var source = BlockSource(reader: try RecordingReader(path: path, channels: nil), progress: progress)
     var events: [AnalysisEvent] = []
     let samples = try AnalyzePipeline.run(try PulseAnalyzer(rateHz: rate, polarity: polarity), source: &source) {
       events.append($0)
