@@ -176,7 +176,8 @@ let package = Package(
     .testTarget(name: "StressModelTests", dependencies: ["StressModel", "Platform", "TestSupport"]),
     .testTarget(name: "PlatformTests", dependencies: ["Platform", "TestSupport"]),
     .testTarget(
-      name: "AnalysisTests", dependencies: ["Analysis", "PulseDSP", "StressModel", "Signals", "Platform", "TestSupport"]
+      name: "AnalysisTests",
+      dependencies: ["Analysis", "PulseDSP", "StressModel", "Signals", "Platform", "TestSupport", "EvaluationSet"]
     ),
     .testTarget(name: "LinuxIOTests", dependencies: ["LinuxIO", "BoardParts", "Platform", "TestSupport"]),
     .testTarget(name: "SignalsTests", dependencies: ["Signals", "Platform", "TestSupport"]),

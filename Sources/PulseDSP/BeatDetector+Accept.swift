@@ -37,8 +37,7 @@ extension BeatDetector {
       references.decayQ15 = 1 << 15
     }
     // (Tested here first: the call costs more than the test, once per beat.)
-    let missed = searchBack.has ? recoverMissedBeat(before: c) : nil
-    if let missed { acceptRecovered(missed) }
+    if searchBack.has { recoverMissedBeats(before: c) }
     closeSecondarySpan(interval: c.index &- rhythm.lastBeatIndex)
     rhythm.lastIntervalPushed = false
     if rhythm.hasLastBeat {

@@ -128,6 +128,7 @@ public struct BeatDetector: Sendable {
     contact.rawBad = false
     outbox.readyBeat = nil
     outbox.recoveredBeat = nil
+    outbox.recoveredEarlierBeat = nil
     contact.level = 0
     restart(at: 0, settle: true)
     setQuality(.settling, at: position)
@@ -151,6 +152,10 @@ public struct BeatDetector: Sendable {
   }
 
   mutating func drain(_ handle: (BeatDetectorEvent) -> Void) {
+    if let beat = outbox.recoveredEarlierBeat {
+      outbox.recoveredEarlierBeat = nil
+      handle(.beat(beat))
+    }
     if let beat = outbox.recoveredBeat {
       outbox.recoveredBeat = nil
       handle(.beat(beat))

@@ -16,6 +16,8 @@ struct BeatDetectorAccuracyTests {
     let score = BeatScoring.score(
       reference: recording.reference.map(Double.init), detected: beats.map(\.position), rateHz: recording.rateHz,
       ecgReference: true, sampleCount: recording.samples.count + recording.skipped)
+    // Measured: 0.978 (TP 135, FN 3, FP 3). The chain's IBI cleaner takes out one of the false beats: the 0.98 the
+    // issue asks of the reported beats is AnalysisTests' (PulseAnalyzerTests.f1OfReportedBeats).
     #expect(score.f1 >= 0.97, "F1 \(score.f1): TP \(score.truePositives) FN \(score.falseNegatives) FP \(score.falsePositives)")
     // The pulse arrives ~360 ms after the R-peak here (sidecar notes): the lag is physiological, not ours.
     let lagMs = score.lagSamples / recording.rateHz * 1000
@@ -69,8 +71,12 @@ struct BeatDetectorAccuracyTests {
       for (i, beat) in beats.enumerated() {
         let latency = Double(beat.reportedAt) - beat.position
         if beat.recovered {
-          // Reported together with the next beat (same input sample), which is itself within the bound.
-          #expect(i + 1 < beats.count && beats[i + 1].reportedAt == beat.reportedAt && !beats[i + 1].recovered,
+          // Reported together with the beat that revealed it (same input sample, after at most one more recovered
+          // beat), which is itself within the bound.
+          let revealing = beats[(i + 1)...].prefix(2).first { !$0.recovered }
+          #expect(
+            revealing?.reportedAt == beat.reportedAt
+              && beats[(i + 1)...].prefix(while: \.recovered).allSatisfy { $0.reportedAt == beat.reportedAt },
             "\(name): recovered beat at \(beat.position) not followed by the beat that revealed it")
         } else {
           #expect(

@@ -2,12 +2,14 @@ import Analysis
 import EvaluationSet
 
 /// One record of the evaluation set's generator at a seed the set does not use, analysed by the chain: its true
-/// beats, the detector's, the ones the chain reports, and the recovered ones, all between 2 s and 119 s.
+/// beats, the detector's, the ones the chain reports, the recovered ones, and those of them that search-back
+/// recovered two at a time, all between 2 s and 119 s.
 struct HeldOutRun {
   var truth: [Double]
   var detected: [Double]
   var reported: [Double]
   var recovered: [Double]
+  var recoveredInPairs: [Double]
 
   /// 120 s records of `condition` at every rate and seed given (a record that cannot be made is left out).
   static func runs(_ condition: EvalCondition, rates: [Double], seeds: ClosedRange<Int>) -> [HeldOutRun] {
@@ -19,12 +21,16 @@ struct HeldOutRun {
           continue
         }
         let inside = { (t: Double) in t > 2 && t < 119 }
+        let recovered = analysis.beats.filter(\.beat.recovered)
+        let paired = recovered.filter { beat in
+          recovered.contains { $0.seconds != beat.seconds && $0.beat.reportedAt == beat.beat.reportedAt }
+        }
         runs.append(
           HeldOutRun(
             truth: record.visibleBeats.map(\.seconds).filter(inside),
             detected: analysis.beats.map(\.seconds).filter(inside),
             reported: EvalAnalyzer.output(of: analysis).beatTimesSeconds.filter(inside),
-            recovered: analysis.beats.filter(\.beat.recovered).map(\.seconds).filter(inside)))
+            recovered: recovered.map(\.seconds).filter(inside), recoveredInPairs: paired.map(\.seconds).filter(inside)))
       }
     }
     return runs
