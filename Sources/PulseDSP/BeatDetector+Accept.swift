@@ -96,12 +96,12 @@ extension BeatDetector {
   /// A beat that comes early had less time to fill: it is smaller than the recent beats, and it sits on the last
   /// one's downstroke, so the gate (which weighs it against that beat's energy) and the template (whose window holds
   /// that downstroke) both turn it away. What stays is the ventricle's stroke: its rise time (amplitude over steepest
-  /// upslope) is no longer than the recent beats', so the slope ratio reaches the amplitude ratio. Only in good
-  /// signal while the pulse has no secondary wave (nothing else is expected between two beats), and only from half an
-  /// interval after the last beat (no beat comes sooner) to the expected interval. Once per candidate the merge window
-  /// closes on.
+  /// upslope) is no longer than the recent beats', so the slope ratio reaches the amplitude ratio. Only in a clean
+  /// pulse (`cleanPulse`: an AF rhythm is poor by its rhythm alone) while it has no secondary wave (nothing else is
+  /// expected between two beats), and only from half an interval after the last beat (no beat comes sooner) to the
+  /// expected interval. Once per candidate the merge window closes on.
   func steepEarlyBeat(_ c: Candidate) -> Bool {
-    guard quality == .good, secondary.state == .absent, rhythm.hasLastBeat, !merge.replaces else { return false }
+    guard cleanPulse, secondary.state == .absent, rhythm.hasLastBeat, !merge.replaces else { return false }
     let expected = rhythm.expected
     let since = c.index &- rhythm.lastBeatIndex
     guard expected > 0, !comesTooSoon(since, expected: expected), since < expected else { return false }

@@ -192,6 +192,15 @@ extension BeatDetector {
     rhythm.lastInterval = interval
   }
 
+  /// Whether the pulse stands clear of noise: the signal is good, or poor only because the rhythm is irregular (AF,
+  /// runs of premature beats) while the spans between beats stay quiet and the recent beats had the pulse's shape.
+  /// Early beats are looked for here, and an irregular rhythm is where they come.
+  var cleanPulse: Bool {
+    quality == .good
+      || quality == .poorSignal && secondary.extraTotal <= BeatDetectorTuning.quietExtraPeaks
+        && rhythm.misshapenBits == 0
+  }
+
   /// Beats count as good signal once two intervals in a row continue the rhythm; when three of the last five
   /// do not, the beats are likely motion or noise: poor signal (the beats are still reported; the IBI
   /// cleaner judges them). Clipped stays clipped.
