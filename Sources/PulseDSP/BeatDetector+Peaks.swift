@@ -96,16 +96,13 @@ extension BeatDetector {
         // Beyond the zone, a late reflected wave (slow heart, compliant arteries) is still lower than the last
         // beat and rises less than it did. Without this a detector that once took such waves for beats stays
         // locked at twice the heart rate.
-        if sinceLast >= zone && sinceLast < heightZone && references.lastHeight > 0
+        let late = sinceLast >= zone && sinceLast < heightZone && references.lastHeight > 0
           && c.value &* 256 < p.secondaryRatioQ8 &* references.lastHeight && c.amplitude < references.lastAmplitude
-        {
-          return false
-        }
-        if sinceLast < zone {
-          // Secondary-wave zone: only a beat as large and as tall as the last one passes.
-          if c.amplitude &* 256 < p.secondaryRatioQ8 &* references.lastAmplitude { return false }
-          if references.lastHeight > 0 && c.value &* 256 < p.secondaryRatioQ8 &* references.lastHeight { return false }
-        }
+        // Secondary-wave zone: only a beat as large and as tall as the last one passes.
+        let inZone = sinceLast < zone
+          && (c.amplitude &* 256 < p.secondaryRatioQ8 &* references.lastAmplitude
+            || references.lastHeight > 0 && c.value &* 256 < p.secondaryRatioQ8 &* references.lastHeight)
+        if late || inZone { return zoneCandidate(c) }
       case .recurring:
         // The pulse's own secondary wave: near its delay and smaller than the beat.
         let delay = secondary.delays.median
@@ -142,6 +139,18 @@ extension BeatDetector {
     else { return false }
     merge.needsShape = true
     return true
+  }
+
+  /// Whether a candidate the secondary-wave zones turned away while the pulse's secondary wave is unknown goes on to
+  /// the energy gate and the template all the same. In an irregular rhythm (an interval off in the last five) the
+  /// state stays unknown for long: AF's short-coupled beats come at any delay and count as peaks after a beat. The
+  /// zones then turn away full-size beats that come early and sit low on the last one's downstroke. In a clean pulse,
+  /// one that passes the full score with a ventricle's stroke (slope ratio ≥ amplitude ratio: a reflected wave rises
+  /// slowly) is judged as any other candidate: the gate and the template decide.
+  @inline(never)
+  mutating func zoneCandidate(_ c: Candidate) -> Bool {
+    rhythm.offBits != 0 && cleanPulse && energy.template.isReady && rhythm.expected > 0 && passesScore(c)
+      && ratioQ8(c.slope, references.slope) >= ratioQ8(c.amplitude, references.amplitude)
   }
 
   /// Whether `since` working samples after the last beat is within `phaseTolerance` of a whole number of

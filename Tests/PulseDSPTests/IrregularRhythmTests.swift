@@ -1,10 +1,11 @@
 import EvaluationSet
 import Testing
 
-/// Two rules for the beats an irregular rhythm and motion hide. In AF the signal is "poor" by its rhythm alone while
-/// the pulse stays clean, and a short-coupled beat with a ventricle's steep stroke is taken there as in good signal
-/// (`BeatDetector.cleanPulse`, `steepEarlyBeat`). Where motion hides two pulses in a row, search-back gives back both
-/// when the span holds about three intervals (`BeatDetector.recoverMissedBeats`).
+/// Rules for the beats an irregular rhythm and motion hide. In AF the signal is "poor" by its rhythm alone while the
+/// pulse stays clean, and a short-coupled beat with a ventricle's steep stroke is taken there as in good signal
+/// (`BeatDetector.cleanPulse`, `steepEarlyBeat`); a full-size early beat the secondary-wave zones turn away while the
+/// secondary wave is unknown goes on to the gate and the template (`zoneCandidate`). Where motion hides two pulses in
+/// a row, search-back gives back both when the span holds about three intervals (`BeatDetector.recoverMissedBeats`).
 @Suite(
   "Beats hidden by an irregular rhythm and by motion",
   .enabled(if: EvalSet.unavailableReason == nil, "needs the shared data set (STRESSMON_DATA)"))
@@ -23,8 +24,9 @@ struct IrregularRhythmTests {
     }
     // Then
     #expect(truths > 5000, "only \(truths) true beats in the records")
-    // Measured: 85 missed and 13 false of 5500. With the steep early beat in good signal only: 95 and 13.
-    #expect(missed <= 87, "\(missed) of \(truths) true beats missed")
+    // Measured: 80 missed and 13 false of 5500. Without the zones' rule: 85 and 13; with the steep early beat in good
+    // signal only too: 95 and 13.
+    #expect(missed <= 82, "\(missed) of \(truths) true beats missed")
     #expect(falseBeats <= 13, "\(falseBeats) false beats")
   }
 
