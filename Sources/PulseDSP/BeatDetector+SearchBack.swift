@@ -15,6 +15,8 @@ extension BeatDetector {
     var hasSecond = false
     var second = Candidate()
     var secondScoreQ16: Int64 = 0
+    /// When two are recovered, the earlier, reported before `EventOutbox.recoveredBeat`.
+    var earlierBeat: DetectedBeat?
   }
 
   /// A rejected candidate: kept if it is at least `earliestBeatShare` of an expected interval after the last
@@ -100,7 +102,7 @@ extension BeatDetector {
     let secondFits = b.hasSecond && fitsBefore(c, b.second, expected: expected)
     if firstFits && secondFits && interval &* 256 >= (p.searchBackLongQ8 &+ 256) &* expected {
       let (earlier, later) = b.candidate.index < b.second.index ? (b.candidate, b.second) : (b.second, b.candidate)
-      outbox.recoveredEarlierBeat = recovered(earlier)
+      searchBack.earlierBeat = recovered(earlier)
       outbox.recoveredBeat = recovered(later)
     } else if !b.hasSecond || b.scoreQ16 >= b.secondScoreQ16 {
       if firstFits { outbox.recoveredBeat = recovered(b.candidate) }

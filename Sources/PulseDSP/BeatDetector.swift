@@ -128,7 +128,7 @@ public struct BeatDetector: Sendable {
     contact.rawBad = false
     outbox.readyBeat = nil
     outbox.recoveredBeat = nil
-    outbox.recoveredEarlierBeat = nil
+    searchBack.earlierBeat = nil
     contact.level = 0
     restart(at: 0, settle: true)
     setQuality(.settling, at: position)
@@ -152,11 +152,13 @@ public struct BeatDetector: Sendable {
   }
 
   mutating func drain(_ handle: (BeatDetectorEvent) -> Void) {
-    if let beat = outbox.recoveredEarlierBeat {
-      outbox.recoveredEarlierBeat = nil
-      handle(.beat(beat))
-    }
     if let beat = outbox.recoveredBeat {
+      // The earlier of two, kept by search-back, is looked for only here. (In the outbox, with a test of its own, it
+      // cost two instructions a sample at 100 Hz; here one.)
+      if let earlier = searchBack.earlierBeat {
+        searchBack.earlierBeat = nil
+        handle(.beat(earlier))
+      }
       outbox.recoveredBeat = nil
       handle(.beat(beat))
     }

@@ -257,10 +257,8 @@ extension BeatDetector {
     /// `readyBeat != nil`, kept as a plain flag for the per-sample test: testing the optional itself (a struct with
     /// Bool fields) cost three instructions more per sample (callgrind, 100 Hz).
     private(set) var hasBeat = false
-    /// A missed beat found by search-back, reported just before `readyBeat`...
+    /// A missed beat found by search-back, reported just before `readyBeat` (and after `SearchBack.earlierBeat`).
     var recoveredBeat: DetectedBeat?
-    /// ...and, when search-back found two, the earlier one, reported before it.
-    var recoveredEarlierBeat: DetectedBeat?
     var reportedQuality: SignalQuality = .settling
     var qualityChangedAt: Int64 = 0
   }
