@@ -39,3 +39,24 @@ struct HeldOutRun {
   /// Whether a beat lies within ±150 ms of `t` (the score's tolerance).
   static func matches(_ t: Double, _ times: [Double]) -> Bool { times.contains { abs($0 - t) <= 0.15 } }
 }
+
+/// What held-out runs add up to against their truth (±150 ms): the reported beats' misses and false ones, and the
+/// recovered beats (all, and those recovered two at a time) that are true or false.
+struct HeldOutTally {
+  var truths = 0, missed = 0, falseBeats = 0
+  var recoveredTrue = 0, recoveredFalse = 0
+  var pairedTrue = 0, pairedFalse = 0
+
+  init(_ runs: [HeldOutRun]) {
+    for run in runs {
+      let isTrue = { (t: Double) in HeldOutRun.matches(t, run.truth) }
+      truths += run.truth.count
+      missed += run.truth.filter { !HeldOutRun.matches($0, run.reported) }.count
+      falseBeats += run.reported.filter { !isTrue($0) }.count
+      recoveredTrue += run.recovered.filter(isTrue).count
+      recoveredFalse += run.recovered.filter { !isTrue($0) }.count
+      pairedTrue += run.recoveredInPairs.filter(isTrue).count
+      pairedFalse += run.recoveredInPairs.filter { !isTrue($0) }.count
+    }
+  }
+}

@@ -13,25 +13,16 @@ struct RespiratorySlopeTests {
   /// does not use.
   static let runs = HeldOutRun.runs(.respiration, rates: [50, 100, 200, 400], seeds: 3...8)
 
-  static func matches(_ t: Double, _ times: [Double]) -> Bool { HeldOutRun.matches(t, times) }
-
   @Test("Missed pulses are recovered, in time with the truth, and few recovered beats are false")
   func kneesRecovered() {
-    var truths = 0, missed = 0, falseBeats = 0, recoveredTrue = 0, recoveredFalse = 0
-    for run in Self.runs {
-      truths += run.truth.count
-      missed += run.truth.filter { !Self.matches($0, run.reported) }.count
-      falseBeats += run.reported.filter { !Self.matches($0, run.truth) }.count
-      recoveredTrue += run.recovered.filter { Self.matches($0, run.truth) }.count
-      recoveredFalse += run.recovered.filter { !Self.matches($0, run.truth) }.count
-    }
-    #expect(truths > 3000, "only \(truths) true beats in the records")
+    let t = HeldOutTally(Self.runs)
+    #expect(t.truths > 3000, "only \(t.truths) true beats in the records")
     // Measured: 13 true and 2 false beats recovered, 114 missed and 3 false of 3307. Without the knees: 8 and 1,
     // 119 and 2. (93 of the misses are one record's, seed 6 at 100 Hz, whose wander is 2.5 times the pulse: the
     // detector follows the breathing there, and its windows are uncategorised.)
-    #expect(recoveredTrue >= 12, "\(recoveredTrue) true beats recovered")
-    #expect(recoveredFalse <= 2, "\(recoveredFalse) false beats recovered")
-    #expect(missed <= 115, "\(missed) of \(truths) true beats missed")
-    #expect(falseBeats <= 3, "\(falseBeats) false beats")
+    #expect(t.recoveredTrue >= 12, "\(t.recoveredTrue) true beats recovered")
+    #expect(t.recoveredFalse <= 2, "\(t.recoveredFalse) false beats recovered")
+    #expect(t.missed <= 115, "\(t.missed) of \(t.truths) true beats missed")
+    #expect(t.falseBeats <= 3, "\(t.falseBeats) false beats")
   }
 }
