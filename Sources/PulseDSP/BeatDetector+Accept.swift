@@ -98,13 +98,15 @@ extension BeatDetector {
   /// that downstroke) both turn it away. What stays is the ventricle's stroke: its rise time (amplitude over steepest
   /// upslope) is no longer than the recent beats', so the slope ratio reaches the amplitude ratio. Only in a clean
   /// pulse (`cleanPulse`: an AF rhythm is poor by its rhythm alone) while it has no secondary wave (nothing else is
-  /// expected between two beats), and only from half an interval after the last beat (no beat comes sooner) to the
+  /// expected between two beats), and only from half an interval after the last beat (no beat comes sooner in a
+  /// regular rhythm; in an irregular one, an interval off in the last five, from `irregularEarliestBeatShare`) to the
   /// expected interval. Once per candidate the merge window closes on.
   func steepEarlyBeat(_ c: Candidate) -> Bool {
     guard cleanPulse, secondary.state == .absent, rhythm.hasLastBeat, !merge.replaces else { return false }
     let expected = rhythm.expected
     let since = c.index &- rhythm.lastBeatIndex
-    guard expected > 0, !comesTooSoon(since, expected: expected), since < expected else { return false }
+    let earliestQ8 = rhythm.offBits != 0 ? parameters.irregularEarliestBeatQ8 : parameters.earliestBeatQ8
+    guard expected > 0, since &* 256 >= earliestQ8 &* expected, since < expected else { return false }
     return ratioQ8(c.slope, references.slope) >= ratioQ8(c.amplitude, references.amplitude)
   }
 

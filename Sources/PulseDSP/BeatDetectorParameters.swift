@@ -38,6 +38,7 @@ extension BeatDetector {
     let onRhythmReplaceAmplitudeQ8: Int64
     let tallerPeakReplaceQ8: Int64
     let earliestBeatQ8: Int64
+    let irregularEarliestBeatQ8: Int64
     let searchBackScoreQ16: Int64
     let minimumAmplitudeQ8: Int64
     let contactLossShareQ8: Int64
@@ -84,6 +85,7 @@ extension BeatDetector {
       onRhythmReplaceAmplitudeQ8 = q8(T.onRhythmReplaceAmplitudeRatio)
       tallerPeakReplaceQ8 = q8(T.tallerPeakReplaceRatio)
       earliestBeatQ8 = q8(T.earliestBeatShare)
+      irregularEarliestBeatQ8 = q8(T.irregularEarliestBeatShare)
       searchBackScoreQ16 = q16(T.searchBackScore * T.searchBackScore)
       minimumAmplitudeQ8 = Int64(max(1, minimumAmplitude)) << 8
       contactLossShareQ8 = q8(T.contactLossShare)

@@ -119,6 +119,10 @@ enum BeatDetectorTuning {
   /// another; secondary waves and motion after a beat do. Search-back keeps its candidate this far from both beats, a
   /// taller peak sooner replaces a noise beat (poor signal), and a steep early beat is taken only from here on.
   static let earliestBeatShare = 0.5
+  /// ...but in an irregular rhythm (an interval off in the last five) a short-coupled beat with a steep stroke is taken
+  /// from this share on (`BeatDetector.steepEarlyBeat`): AF's short-coupled beats come at 0.4-0.5 of the median
+  /// interval too. 0.35 is the level search-back once used (it stays at 0.5 there: motion before a beat).
+  static let irregularEarliestBeatShare = 0.35
 
   // MARK: - Search-back (BeatDetector+SearchBack.swift)
 

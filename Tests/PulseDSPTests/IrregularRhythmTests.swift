@@ -2,10 +2,11 @@ import EvaluationSet
 import Testing
 
 /// Rules for the beats an irregular rhythm and motion hide. In AF the signal is "poor" by its rhythm alone while the
-/// pulse stays clean, and a short-coupled beat with a ventricle's steep stroke is taken there as in good signal
-/// (`BeatDetector.cleanPulse`, `steepEarlyBeat`); a full-size early beat the secondary-wave zones turn away while the
-/// secondary wave is unknown goes on to the gate and the template (`zoneCandidate`). Where motion hides two pulses in
-/// a row, search-back gives back both when the span holds about three intervals (`BeatDetector.recoverMissedBeats`).
+/// pulse stays clean, and a short-coupled beat with a ventricle's steep stroke is taken there as in good signal, from
+/// 0.35 of an interval on (`BeatDetector.cleanPulse`, `steepEarlyBeat`); a full-size early beat the secondary-wave
+/// zones turn away while the secondary wave is unknown goes on to the gate and the template (`zoneCandidate`). Where
+/// motion hides two pulses in a row, search-back gives back both when the span holds about three intervals
+/// (`BeatDetector.recoverMissedBeats`).
 @Suite(
   "Beats hidden by an irregular rhythm and by motion",
   .enabled(if: EvalSet.unavailableReason == nil, "needs the shared data set (STRESSMON_DATA)"))
@@ -16,9 +17,9 @@ struct IrregularRhythmTests {
     let t = HeldOutTally(HeldOutRun.runs(.af, rates: [25, 50, 100, 200, 400], seeds: 3...8))
     // Then
     #expect(t.truths > 5000, "only \(t.truths) true beats in the records")
-    // Measured: 80 missed and 13 false of 5500. Without the zones' rule: 85 and 13; with the steep early beat in good
-    // signal only too: 95 and 13.
-    #expect(t.missed <= 82, "\(t.missed) of \(t.truths) true beats missed")
+    // Measured: 66 missed and 13 false of 5500. With the steep early beat from half an interval (not 0.35) in an
+    // irregular rhythm too: 80 and 13; without the zones' rule as well: 85 and 13; in good signal only, too: 95 and 13.
+    #expect(t.missed <= 68, "\(t.missed) of \(t.truths) true beats missed")
     #expect(t.falseBeats <= 13, "\(t.falseBeats) false beats")
   }
 
@@ -28,12 +29,13 @@ struct IrregularRhythmTests {
     let t = HeldOutTally(HeldOutRun.runs(.motion, rates: [25, 50, 100, 200, 400], seeds: 3...8))
     // Then
     #expect(t.truths > 4000, "only \(t.truths) true beats in the records")
-    // Measured: 6 true and 2 false beats recovered two at a time; 63 missed and 66 false of 4317. With one beat at
-    // most per span: none in pairs, 66 missed and 65 false. (The false ones are motion peaks 0.2-0.3 s from a hidden
-    // pulse: the count is right, the place is not.)
+    // Measured: 6 true and 2 false beats recovered two at a time; 61 missed and 67 false of 4317. When pairs came
+    // (before the irregular rhythm's earlier steep beats): 63 and 66, and with one beat at most per span none in
+    // pairs, 66 missed and 65 false. (The false ones in pairs are motion peaks 0.2-0.3 s from a hidden pulse: the
+    // count is right, the place is not.)
     #expect(t.pairedTrue >= 5, "\(t.pairedTrue) true beats recovered in pairs")
     #expect(t.pairedFalse <= 2, "\(t.pairedFalse) false beats recovered in pairs")
-    #expect(t.missed <= 64, "\(t.missed) of \(t.truths) true beats missed")
-    #expect(t.falseBeats <= 66, "\(t.falseBeats) false beats")
+    #expect(t.missed <= 62, "\(t.missed) of \(t.truths) true beats missed")
+    #expect(t.falseBeats <= 67, "\(t.falseBeats) false beats")
   }
 }
