@@ -60,16 +60,25 @@ def match(ref, det, tol):
 
 
 def score_beats(sidecar, detected_s):
-    """TP/FP/FN, the matched offsets, and `matched`: sidecar beat index -> the detection matched to it."""
+    """TP/FP/FN, the matched offsets, and `matched`: sidecar beat index -> the detection matched to it.
+
+    The matching runs over every beat and every detection, and only then are the excluded spans applied: a pair
+    counts when its beat lies outside them, a detection left over is false when it lies outside them. So a detection
+    a few ms inside a span still pairs with the scored beat just past its edge, and one that belongs to an excluded
+    beat cannot take a scored beat's place."""
     excluded = sidecar["excluded_s"]
-    index = [i for i, t in enumerate(sidecar["beat_times_s"]) if not in_spans(t, excluded)]
-    truth = [sidecar["beat_times_s"][i] for i in index]
-    det = sorted(t for t in detected_s if not in_spans(t, excluded))
-    pairs = match(truth, det, TOLERANCE_S)
-    tp = len(pairs)
-    return {"tp": tp, "fp": len(det) - tp, "fn": len(truth) - tp,
-            "offsets_ms": [(det[j] - truth[i]) * 1000.0 for i, j in pairs],
-            "matched": {index[i]: det[j] for i, j in pairs}}
+    times = sidecar["beat_times_s"]
+    det = sorted(detected_s)
+    pairs = match(times, det, TOLERANCE_S)
+    scored = [i for i, t in enumerate(times) if not in_spans(t, excluded)]
+    counted = set(scored)
+    kept = [(i, j) for i, j in pairs if i in counted]
+    used = {j for _, j in pairs}
+    fp = sum(1 for j, t in enumerate(det) if j not in used and not in_spans(t, excluded))
+    tp = len(kept)
+    return {"tp": tp, "fp": fp, "fn": len(scored) - tp,
+            "offsets_ms": [(det[j] - times[i]) * 1000.0 for i, j in kept],
+            "matched": {i: det[j] for i, j in kept}}
 
 
 def f1(tp, fp, fn):

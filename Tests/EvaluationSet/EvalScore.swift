@@ -3,8 +3,9 @@ import StressModel
 /// One record scored against its truth. The definitions are those of scripts/accuracy_score.py (the harness);
 /// each step here names its counterpart there.
 ///
-/// - Beats (`score_beats`): truth = visible beats outside `excludedSpans`, detections likewise; one-to-one,
-///   closest pairs first, within ±150 ms (`BeatScoring.match`). Timing: detection − truth over the matched pairs,
+/// - Beats (`score_beats`): every visible beat against every detection, one-to-one, closest pairs first, within
+///   ±150 ms (`BeatScoring.match`); then a pair counts when its beat lies outside `excludedSpans`, and a detection
+///   left over is false when it lies outside them. Timing: detection − truth over the matched pairs,
 ///   mean (bias) and population SD, ms.
 /// - True NN intervals (`truth_nn`): consecutive heartbeats both visible and neither premature; an interval
 ///   belongs to the window its end beat falls in; RMSSD only over adjacent NN intervals (`HRVMetrics`).
@@ -65,17 +66,19 @@ public struct EvalScore: Sendable {
     condition = record.spec.condition
     rateHz = record.rateHz
     let scored = { (t: Double) in !record.excludedSpans.contains { $0.contains(t) } }
-    let visible = record.visibleBeats
-    let index = visible.indices.filter { scored(visible[$0].seconds) }
-    let truthTimes = index.map { visible[$0].seconds }
-    let detected = output.beatTimesSeconds.filter(scored).sorted()
-    let pairs = BeatScoring.match(reference: truthTimes, detected: detected, tolerance: Self.toleranceSeconds)
+    let truthTimes = record.visibleBeats.map(\.seconds)
+    let detected = output.beatTimesSeconds.sorted()
+    // Matched over every beat and detection first, the spans applied after (`score_beats`): a detection just inside
+    // a span still pairs with the scored beat past its edge, and one of an excluded beat takes no scored beat's place.
+    let all = BeatScoring.match(reference: truthTimes, detected: detected, tolerance: Self.toleranceSeconds)
+    let pairs = all.filter { scored(truthTimes[$0.0]) }
+    let used = Set(all.map(\.1))
     truePositives = pairs.count
-    falsePositives = detected.count - pairs.count
-    falseNegatives = truthTimes.count - pairs.count
+    falsePositives = detected.indices.filter { !used.contains($0) && scored(detected[$0]) }.count
+    falseNegatives = truthTimes.filter(scored).count - pairs.count
     timingOffsetsMs = pairs.map { (detected[$0.1] - truthTimes[$0.0]) * 1000 }
     var matched: [Int: Double] = [:]
-    for (i, j) in pairs { matched[index[i]] = detected[j] }
+    for (i, j) in pairs { matched[i] = detected[j] }
 
     let nn = Self.truthNN(record)
     truth = HRVMetrics(segmentsMs: Self.runs(nn))
