@@ -105,9 +105,9 @@ extension BeatDetector {
     guard cleanPulse, secondary.state == .absent, rhythm.hasLastBeat, !merge.replaces else { return false }
     let expected = rhythm.expected
     let since = c.index &- rhythm.lastBeatIndex
-    let earliestQ8 = rhythm.offBits != 0 ? parameters.irregularEarliestBeatQ8 : parameters.earliestBeatQ8
+    let earliestQ8 = rhythm.isIrregular ? parameters.irregularEarliestBeatQ8 : parameters.earliestBeatQ8
     guard expected > 0, since &* 256 >= earliestQ8 &* expected, since < expected else { return false }
-    return ratioQ8(c.slope, references.slope) >= ratioQ8(c.amplitude, references.amplitude)
+    return hasSteepStroke(c)
   }
 
   /// Whether a candidate the energy gate turned away is a beat after all. The gate weighs a peak against the last

@@ -149,8 +149,8 @@ extension BeatDetector {
   /// slowly) is judged as any other candidate: the gate and the template decide.
   @inline(never)
   mutating func zoneCandidate(_ c: Candidate) -> Bool {
-    rhythm.offBits != 0 && cleanPulse && energy.template.isReady && rhythm.expected > 0 && passesScore(c)
-      && ratioQ8(c.slope, references.slope) >= ratioQ8(c.amplitude, references.amplitude)
+    rhythm.isIrregular && cleanPulse && energy.template.isReady && rhythm.expected > 0 && passesScore(c)
+      && hasSteepStroke(c)
   }
 
   /// Whether `since` working samples after the last beat is within `phaseTolerance` of a whole number of
@@ -171,6 +171,14 @@ extension BeatDetector {
     let slopeRatio = ratioQ8(c.slope, references.slope)
     return amplitudeRatio >= p.featureFloorQ8 && slopeRatio >= p.featureFloorQ8
       && amplitudeRatio &* slopeRatio >= p.scoreThresholdQ16
+  }
+
+  /// Whether `c` rose with a ventricle's stroke: its rise time (amplitude over steepest upslope) is no longer than the
+  /// recent beats', so its slope ratio reaches its amplitude ratio against the references. A reflected wave or a
+  /// drift rises slowly.
+  @inline(__always)
+  func hasSteepStroke(_ c: Candidate) -> Bool {
+    ratioQ8(c.slope, references.slope) >= ratioQ8(c.amplitude, references.amplitude)
   }
 
   /// Whether `since` (samples after a beat) is sooner than any beat comes after another (`earliestBeatShare` of the
@@ -204,11 +212,11 @@ extension BeatDetector {
   /// Whether the pulse stands clear of noise: the signal is good, or poor only because the rhythm is irregular (AF,
   /// runs of premature beats) while the spans between beats stay quiet and the recent beats had the pulse's shape.
   /// Early beats are looked for here, and an irregular rhythm is where they come.
-  var cleanPulse: Bool {
-    quality == .good
-      || quality == .poorSignal && secondary.extraTotal <= BeatDetectorTuning.quietExtraPeaks
-        && rhythm.misshapenBits == 0
-  }
+  var cleanPulse: Bool { quality == .good || quality == .poorSignal && quietSpans }
+
+  /// The spans between the last eight beats held at most `quietExtraPeaks` extra peaks, and none of those beats was
+  /// misshapen: what returns a poor signal to good, what search-back asks, and what makes a poor signal a clean pulse.
+  var quietSpans: Bool { secondary.extraTotal <= BeatDetectorTuning.quietExtraPeaks && rhythm.misshapenBits == 0 }
 
   /// Beats count as good signal once two intervals in a row continue the rhythm; when three of the last five
   /// do not, the beats are likely motion or noise: poor signal (the beats are still reported; the IBI
@@ -221,7 +229,7 @@ extension BeatDetector {
     let noisy = secondary.extraTotal >= BeatDetectorTuning.noisyExtraPeaks || misshapen
     if quality == .good {
       if rhythm.offCount >= 3 || noisy { setQuality(.poorSignal, at: position &- 1) }
-    } else if rhythm.isSteady && secondary.extraTotal <= BeatDetectorTuning.quietExtraPeaks && !misshapen {
+    } else if rhythm.isSteady && quietSpans {
       setQuality(.good, at: position &- 1)
     }
   }

@@ -90,9 +90,7 @@ extension BeatDetector {
     // in noise and motion a long interval is more often a lost pulse than a missed beat, and the best rejected peak
     // there is noise. The rhythm need not be steady: an irregular rhythm (AF) is where weak early beats are missed
     // most, and its poor-signal state comes from the rhythm alone.
-    guard searchBack.has, rhythm.hasLastBeat, quality == .good || quality == .poorSignal,
-      secondary.extraTotal <= BeatDetectorTuning.quietExtraPeaks, rhythm.misshapenBits == 0
-    else { return }
+    guard searchBack.has, rhythm.hasLastBeat, quality == .good || quality == .poorSignal, quietSpans else { return }
     let expected = rhythm.expected
     let p = parameters
     let interval = c.index &- rhythm.lastBeatIndex

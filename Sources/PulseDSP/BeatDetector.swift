@@ -128,7 +128,6 @@ public struct BeatDetector: Sendable {
     contact.rawBad = false
     outbox.readyBeat = nil
     outbox.recoveredBeat = nil
-    searchBack.earlierBeat = nil
     contact.level = 0
     restart(at: 0, settle: true)
     setQuality(.settling, at: position)

@@ -211,6 +211,8 @@ extension BeatDetector {
 
     /// The last two intervals continued the rhythm.
     var isSteady: Bool { count >= 2 && offBits & 0b11 == 0 }
+    /// An interval of the last five was off the rhythm (AF, runs of premature beats, or beats missed).
+    var isIrregular: Bool { offBits != 0 }
   }
 
   /// Whether the pulse carries a recurring secondary (dicrotic or reflected) wave, and where: after each beat,
