@@ -21,8 +21,8 @@ struct AnalyzeReport {
   var json: AnalyzeJSON {
     let hrv = record.overallHRV
     let shares = record.qualityShares(durationSeconds: durationSeconds)
-    // The reported beats' samples and times in one pass (a day has 100 000 beats). Times, intervals and window
-    // figures are rounded once, where they are written (`JSONText.number(_:places:)`).
+    // The reported beats' samples and times in one pass (a day has 100 000 beats). The figures are kept as computed
+    // and rounded once, where they are written (`JSONText.number(_:places:)`).
     var beats: [Int64] = [], times: [Double] = []
     beats.reserveCapacity(record.beats.count)
     times.reserveCapacity(record.beats.count)
@@ -31,19 +31,18 @@ struct AnalyzeReport {
       times.append(beat.seconds)
     }
     return AnalyzeJSON(
-      file: file, rateHz: rateHz, samples: samples, durationS: rounded(durationSeconds, 3),
+      file: file, rateHz: rateHz, samples: samples, durationS: durationSeconds,
       polarity: polarity.rawValue, polaritySource: polaritySource,
       beats: beats, beatTimesS: times, ibiMs: record.cleanIntervalsMs,
       hrv: HRVJSON(
-        sdnnMs: hrv.map { rounded($0.sdnnMs, 2) }, rmssdMs: hrv.map { rounded($0.rmssdMs, 2) },
-        pnn50: hrv.map { rounded($0.pnn50, 2) }, meanHrBpm: hrv.map { rounded($0.meanHeartRateBpm, 2) },
+        sdnnMs: hrv?.sdnnMs, rmssdMs: hrv?.rmssdMs, pnn50: hrv?.pnn50, meanHrBpm: hrv?.meanHeartRateBpm,
         beats: hrv?.intervals ?? 0, rejected: record.rejectedCount),
       windows: record.windows.map(WindowJSON.init),
       windowS: windowSeconds, stepS: stepSeconds,
       signal: Dictionary(uniqueKeysWithValues: SignalQuality.allCases.map {
-        (Self.key($0), rounded(shares[$0, default: 0], 4))
+        (Self.key($0), shares[$0, default: 0])
       }),
-      latencyMsMax: rounded(record.maximumLatencySeconds * 1000, 1), lostSamples: record.lostSamples,
+      latencyMsMax: record.maximumLatencySeconds * 1000, lostSamples: record.lostSamples,
       recoveredBeats: record.recoveredCount, artefactBeats: record.artefactCount)
   }
 
@@ -158,11 +157,11 @@ struct AnalyzeJSON {
       o.field("artefact_beats") { $0.integer(Int64(artefactBeats)) }
       o.field("beat_times_s") { $0.numbers(beatTimesS, places: 5) }
       o.field("beats") { $0.integers(beats) }
-      o.field("duration_s") { $0.number(durationS) }
+      o.field("duration_s") { $0.number(durationS, places: 3) }
       o.field("file") { $0.string(file) }
       o.field("hrv") { hrv.write($0) }
       o.field("ibi_ms") { $0.numbers(ibiMs, places: 2) }
-      o.field("latency_ms_max") { $0.number(latencyMsMax) }
+      o.field("latency_ms_max") { $0.number(latencyMsMax, places: 1) }
       o.field("lost_samples") { $0.integer(Int64(lostSamples)) }
       o.field("polarity") { $0.string(polarity) }
       o.field("polarity_source") { $0.string(polaritySource) }
@@ -171,7 +170,7 @@ struct AnalyzeJSON {
       o.field("samples") { $0.integer(Int64(samples)) }
       o.field("signal") { j in
         j.object { inner in
-          for key in signal.keys.sorted() { inner.field(key) { $0.number(signal[key]) } }
+          for key in signal.keys.sorted() { inner.field(key) { $0.number(signal[key], places: 4) } }
         }
       }
       o.field("step_s") { $0.number(stepS) }
@@ -195,11 +194,11 @@ struct HRVJSON {
   func write(_ json: JSONText) {
     json.object { o in
       o.field("beats") { $0.integer(Int64(beats)) }
-      o.field("mean_hr_bpm") { $0.number(meanHrBpm) }
-      o.field("pnn50") { $0.number(pnn50) }
+      o.field("mean_hr_bpm") { $0.number(meanHrBpm, places: 2) }
+      o.field("pnn50") { $0.number(pnn50, places: 2) }
       o.field("rejected") { $0.integer(Int64(rejected)) }
-      o.field("rmssd_ms") { $0.number(rmssdMs) }
-      o.field("sdnn_ms") { $0.number(sdnnMs) }
+      o.field("rmssd_ms") { $0.number(rmssdMs, places: 2) }
+      o.field("sdnn_ms") { $0.number(sdnnMs, places: 2) }
     }
   }
 }
@@ -249,11 +248,4 @@ struct WindowJSON {
       o.field("stress_level") { $0.number(stressLevel) }
     }
   }
-}
-
-/// `value` rounded to `decimals` places (for stable, readable JSON).
-func rounded(_ value: Double, _ decimals: Int) -> Double {
-  var scale = 1.0
-  for _ in 0..<decimals { scale *= 10 }
-  return (value * scale).rounded() / scale
 }

@@ -39,6 +39,13 @@ struct JSONTextTests {
 
 @Suite("JSON text: rounded numbers")
 struct JSONRoundedNumberTests {
+  /// `value` rounded to `places` decimals, the plain way: what `number(_:places:)` must agree with.
+  private func rounded(_ value: Double, _ places: Int) -> Double {
+    var scale = 1.0
+    for _ in 0..<places { scale *= 10 }
+    return (value * scale).rounded() / scale
+  }
+
   /// What `number(_:places:)` must write: the shortest form of the rounded value, as `number` writes it.
   private func reference(_ value: Double, _ places: Int) -> String {
     let json = JSONText(layout: .line)
