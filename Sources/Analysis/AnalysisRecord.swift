@@ -97,14 +97,32 @@ public struct AnalysisRecord: Sendable {
   /// `extraBeat` signature: they sum to about one interval). The beat between them is the false one if it is also
   /// weaker than the beats on either side: noise that passed the detector is smaller than the pulse, whereas in
   /// a fast irregular rhythm two short intervals in a row are real and their middle beat is not the weakest.
+  /// In an irregular rhythm (AF) it often is: a short-coupled beat had less time to fill. Such a beat is kept
+  /// when the detector called the signal good there, it stands at least half as high as the smaller of its
+  /// neighbours, and it rose with their stroke (`hasVentricularStroke`); noise on a good signal is smaller, or rises
+  /// slowly.
   private mutating func markExtraBeat(between first: InterBeatInterval, and second: InterBeatInterval) {
     guard let start = beatIndex(at: first.startSeconds), let middle = beatIndex(at: first.endSeconds),
       let end = beatIndex(at: second.endSeconds)
     else { return }
-    let amplitude = beats[middle].beat.amplitudeQ8
-    if amplitude < beats[start].beat.amplitudeQ8 && amplitude < beats[end].beat.amplitudeQ8 {
-      isArtefact[middle] = true
-    }
+    let before = beats[start].beat, beat = beats[middle].beat, after = beats[end].beat
+    guard beat.amplitudeQ8 < before.amplitudeQ8 && beat.amplitudeQ8 < after.amplitudeQ8 else { return }
+    let shortCoupled = quality(atSeconds: beats[middle].seconds) == .good
+      && beat.amplitudeQ8 &* 2 >= min(before.amplitudeQ8, after.amplitudeQ8)
+      && Self.hasVentricularStroke(beat, between: before, and: after)
+    if !shortCoupled { isArtefact[middle] = true }
+  }
+
+  /// Whether `beat` rose as fast as its neighbours: its rise time (amplitude over steepest upslope) is no longer than
+  /// the mean of theirs. A ventricle's stroke is short whatever the beat's size; a noise or motion bump rises slowly.
+  static func hasVentricularStroke(_ beat: DetectedBeat, between before: DetectedBeat, and after: DetectedBeat) -> Bool {
+    func riseTime(_ b: DetectedBeat) -> Double { Double(b.amplitudeQ8) / Double(max(1, b.upslopeQ8)) }
+    return riseTime(beat) * 2 <= riseTime(before) + riseTime(after)
+  }
+
+  /// The detector's signal state at `seconds` (settling before its first report).
+  private func quality(atSeconds seconds: Double) -> SignalQuality {
+    qualityChanges.last(where: { $0.seconds <= seconds })?.quality ?? .settling
   }
 
   /// `first` is the short interval of a premature-beat pair: the beat it starts from should be a sinus beat, as

@@ -5,10 +5,11 @@ import Testing
 
 @Suite("AnalysisRecord")
 struct AnalysisRecordTests {
-  static func beat(_ seconds: Double, amplitude: Int64) -> AnalysisEvent {
+  /// A beat whose rise takes `riseSamples` working samples (amplitude over steepest upslope).
+  static func beat(_ seconds: Double, amplitude: Int64, riseSamples: Int64 = 4) -> AnalysisEvent {
     let beat = DetectedBeat(
       positionQ16: Int64(seconds * 100 * 65_536), reportedAt: Int64(seconds * 100) + 20, amplitudeQ8: amplitude,
-      upslopeQ8: amplitude / 4)
+      upslopeQ8: amplitude / riseSamples)
     return .beat(AnalysisBeat(beat: beat, seconds: seconds, latencySeconds: 0.2))
   }
 
@@ -18,10 +19,13 @@ struct AnalysisRecordTests {
 
   /// Beats at 0, 1, 1.4 (the middle one with `middle` amplitude), 2 and 3 s; the cleaner calls 1-1.4 and 1.4-2
   /// the two halves of an interval split by an extra detection.
-  static func splitInterval(middle: Int64) -> AnalysisRecord {
+  /// `quality`: the detector's signal state from 0 s (none reported: settling).
+  static func splitInterval(middle: Int64, riseSamples: Int64 = 4, quality: SignalQuality? = nil) -> AnalysisRecord {
     var record = AnalysisRecord()
+    if let quality { record.add(.quality(quality, atSeconds: 0)) }
     for event in [
-      beat(0, amplitude: 1000), beat(1, amplitude: 1000), beat(1.4, amplitude: middle), interval(0, 1, .clean),
+      beat(0, amplitude: 1000), beat(1, amplitude: 1000), beat(1.4, amplitude: middle, riseSamples: riseSamples),
+      interval(0, 1, .clean),
       beat(2, amplitude: 900), interval(1, 1.4, .extraBeat), interval(1.4, 2, .extraBeat), beat(3, amplitude: 1000),
       interval(2, 3, .clean),
     ] {
@@ -45,6 +49,19 @@ struct AnalysisRecordTests {
     let record = Self.splitInterval(middle: 950)
     #expect(record.reportedBeats.count == 5)
     #expect(record.artefactCount == 0)
+  }
+
+  @Test("In good signal, a weaker middle beat that rose with its neighbours' stroke is a short-coupled beat and kept")
+  func shortCoupledBeatKept() {
+    // An AF beat that came early had less time to fill: smaller than both neighbours, as steep a stroke
+    #expect(Self.splitInterval(middle: 600, quality: .good).artefactCount == 0)
+    // Half the smaller neighbour (900) is still a beat's size; under it, or rising slower than they did, it is noise
+    #expect(Self.splitInterval(middle: 452, quality: .good).artefactCount == 0)
+    #expect(Self.splitInterval(middle: 448, quality: .good).artefactCount == 1)
+    #expect(Self.splitInterval(middle: 600, riseSamples: 5, quality: .good).artefactCount == 1)
+    // Where the detector did not call the signal good, the weaker middle beat stays out whatever its shape
+    #expect(Self.splitInterval(middle: 600, quality: .poorSignal).artefactCount == 1)
+    #expect(Self.splitInterval(middle: 600).artefactCount == 1)
   }
 
   /// Beats at 0, 1, 2 (with `start` amplitude), 2.3, 3.3 and 4.3 s; the cleaner reads 2-2.3 and 2.3-3.3 as a

@@ -6,7 +6,8 @@ import Testing
 /// 0.35 of an interval on (`BeatDetector.cleanPulse`, `steepEarlyBeat`); a full-size early beat the secondary-wave
 /// zones turn away while the secondary wave is unknown goes on to the gate and the template (`zoneCandidate`). Where
 /// motion hides two pulses in a row, search-back gives back both when the span holds about three intervals
-/// (`BeatDetector.recoverMissedBeats`).
+/// (`BeatDetector.recoverMissedBeats`). A short-coupled beat that splits an interval in two is reported, not left out
+/// as an extra detection, when it rose with its neighbours' stroke in good signal (`AnalysisRecord.markExtraBeat`).
 @Suite(
   "Beats hidden by an irregular rhythm and by motion",
   .enabled(if: EvalSet.unavailableReason == nil, "needs the shared data set (STRESSMON_DATA)"))
@@ -17,9 +18,11 @@ struct IrregularRhythmTests {
     let t = HeldOutTally(HeldOutRun.runs(.af, rates: [25, 50, 100, 200, 400], seeds: 3...8))
     // Then
     #expect(t.truths > 5000, "only \(t.truths) true beats in the records")
-    // Measured: 66 missed and 13 false of 5500. With the steep early beat from half an interval (not 0.35) in an
-    // irregular rhythm too: 80 and 13; without the zones' rule as well: 85 and 13; in good signal only, too: 95 and 13.
-    #expect(t.missed <= 68, "\(t.missed) of \(t.truths) true beats missed")
+    // Measured: 51 missed and 13 false of 5500. With every short-coupled beat that splits an interval left out when
+    // it is weaker than both neighbours (as noise is): 66 and 13. With the steep early beat from half an interval (not
+    // 0.35) in an irregular rhythm too: 80 and 13; without the zones' rule as well: 85 and 13; in good signal only,
+    // too: 95 and 13.
+    #expect(t.missed <= 53, "\(t.missed) of \(t.truths) true beats missed")
     #expect(t.falseBeats <= 13, "\(t.falseBeats) false beats")
   }
 
@@ -29,13 +32,14 @@ struct IrregularRhythmTests {
     let t = HeldOutTally(HeldOutRun.runs(.motion, rates: [25, 50, 100, 200, 400], seeds: 3...8))
     // Then
     #expect(t.truths > 4000, "only \(t.truths) true beats in the records")
-    // Measured: 6 true and 2 false beats recovered two at a time; 61 missed and 67 false of 4317. When pairs came
+    // Measured: 6 true and 2 false beats recovered two at a time; 61 missed and 68 false of 4317 (67 while every
+    // weaker beat that splits an interval was left out: one steep motion bump in good signal is kept). When pairs came
     // (before the irregular rhythm's earlier steep beats): 63 and 66, and with one beat at most per span none in
     // pairs, 66 missed and 65 false. (The false ones in pairs are motion peaks 0.2-0.3 s from a hidden pulse: the
     // count is right, the place is not.)
     #expect(t.pairedTrue >= 5, "\(t.pairedTrue) true beats recovered in pairs")
     #expect(t.pairedFalse <= 2, "\(t.pairedFalse) false beats recovered in pairs")
     #expect(t.missed <= 62, "\(t.missed) of \(t.truths) true beats missed")
-    #expect(t.falseBeats <= 67, "\(t.falseBeats) false beats")
+    #expect(t.falseBeats <= 68, "\(t.falseBeats) false beats")
   }
 }
