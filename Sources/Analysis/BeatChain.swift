@@ -14,6 +14,17 @@ public struct BeatChain: Sendable {
   /// How far behind the input events can come (beats, raw-monitor quality changes): windows wait for it.
   private let reportDelaySeconds: Double
   private var started = false
+  /// When the detector's current `settling` began (nil in any other state), and whether the windows already count it
+  /// as poor signal (`longestSettlingSeconds`).
+  private var settlingSince: Double?
+  private var settlingCalledPoor = false
+
+  /// A detector settles for a few beats after a start or a restart: two intervals in a row on one rhythm make its
+  /// signal good (`BeatDetector.updateQualityFromRhythm`), which a pulse gives within about five seconds, at 40 bpm too.
+  /// One still settling this long after it began has found no steady rhythm in what it takes for beats: noise at
+  /// about the pulse's size (the beats are there, their times and the intervals between them are doubtful). From then
+  /// on the windows count it as poor signal, as they do a rhythm lost after it was good.
+  public static let longestSettlingSeconds = 15.0
 
   /// `reportDelaySamples`: the detector's `maximumReportDelaySamples`.
   public init(
@@ -42,6 +53,7 @@ public struct BeatChain: Sendable {
       windowing.setSignalState(PulseAnalyzer.windowState(batch.startQuality), atSeconds: seconds(batch.startPosition))
       sink(.gap(samples: batch.gapBefore, atSeconds: at))
     }
+    if batch.gapBefore > 0 || !started { noteState(batch.startQuality, atSeconds: seconds(batch.startPosition)) }
     if !started {
       started = true
       sink(.quality(batch.startQuality, atSeconds: seconds(batch.startPosition)))
@@ -53,6 +65,7 @@ public struct BeatChain: Sendable {
   /// The end of the stream at `position`: judges the intervals still waiting and emits every window that ended.
   public mutating func finish(position: Int64, _ sink: (AnalysisEvent) -> Void) {
     breakSegment(sink)
+    callLongSettlingPoor(through: seconds(position))
     windowing.emitWindows(completeThrough: seconds(position)) { sink(.window($0)) }
   }
 
@@ -86,6 +99,7 @@ public struct BeatChain: Sendable {
         breakSegment(contactLostAt: lost ? time : nil, sink)
       }
       windowing.setSignalState(PulseAnalyzer.windowState(quality), atSeconds: time)
+      noteState(quality, atSeconds: time)
       sink(.quality(quality, atSeconds: time))
     }
   }
@@ -106,6 +120,21 @@ public struct BeatChain: Sendable {
     if let waiting = cleaner.earliestUndecidedEndSeconds { complete = min(complete, waiting) }
     // A beat search-back may still recover lies after the last beat.
     if let pending { complete = min(complete, seconds(pending)) }
+    callLongSettlingPoor(through: complete)
     windowing.emitWindows(completeThrough: complete) { sink(.window($0)) }
+  }
+
+  /// The detector is in `quality` from `seconds` on.
+  private mutating func noteState(_ quality: SignalQuality, atSeconds seconds: Double) {
+    settlingSince = quality == .settling ? seconds : nil
+    settlingCalledPoor = false
+  }
+
+  /// Every state change up to `seconds` has been reported: a settling that has lasted `longestSettlingSeconds` by then
+  /// counts as poor signal from that moment.
+  private mutating func callLongSettlingPoor(through seconds: Double) {
+    guard let since = settlingSince, !settlingCalledPoor, seconds >= since + Self.longestSettlingSeconds else { return }
+    settlingCalledPoor = true
+    windowing.setSignalState(.poorSignal, atSeconds: since + Self.longestSettlingSeconds)
   }
 }

@@ -1,0 +1,66 @@
+import Analysis
+import PulseDSP
+import StressModel
+import Testing
+
+/// What the chain after the detector makes of the detector's signal states.
+@Suite("BeatChain: the detector's states in the windows")
+struct BeatChainTests {
+  static let rate = 100.0
+
+  /// 100 s of beats at 61-67 bpm with a sinus-like swing, reported 0.2 s after each peak, in blocks of one second,
+  /// the detector's state changing as `changes` say ((seconds, state); it starts in `settling`). The windows.
+  static func windows(changes: [(Double, SignalQuality)]) -> [HRVWindowSummary] {
+    var chain = BeatChain(
+      rateHz: rate, reportDelaySamples: 60, cleaner: IBICleaner.Configuration(), windows: HRVWindowConfiguration(),
+      baseline: .default)
+    var windows: [HRVWindowSummary] = []
+    let sink = { (event: AnalysisEvent) in if case .window(let w) = event { windows.append(w) } }
+    var beats: [Double] = []
+    var t = 0.5
+    while t < 100 {
+      beats.append(t)
+      // A triangle swing over eight beats: 0.9 to 0.98 s, 2 % at most from one interval to the next.
+      t += 0.9 + 0.02 * Double(abs(beats.count % 8 - 4))
+    }
+    for second in 0..<100 {
+      var batch = DetectionBatch()
+      batch.startPosition = Int64(second) * Int64(rate)
+      batch.endPosition = batch.startPosition + Int64(rate)
+      for (at, state) in changes where at >= Double(second) && at < Double(second + 1) {
+        batch.events.append(.quality(state, at: Int64(at * rate)))
+      }
+      for time in beats where time + 0.2 >= Double(second) && time + 0.2 < Double(second + 1) {
+        let beat = DetectedBeat(
+          positionQ16: Int64(time * rate * 65_536), reportedAt: Int64((time + 0.2) * rate), amplitudeQ8: 25_600,
+          upslopeQ8: 2_560)
+        batch.events.append(.beat(beat))
+      }
+      chain.consume(batch, sink)
+    }
+    chain.finish(position: Int64(100 * rate), sink)
+    return windows
+  }
+
+  @Test("A pulse that becomes good within seconds is scored in every window")
+  func settledPulseScored() {
+    let windows = Self.windows(changes: [(3, .good)])
+    #expect(windows.count == 5)
+    #expect(windows.allSatisfy { $0.quality == .good })
+  }
+
+  @Test("A detector still settling 15 s after it began counts as poor signal from then on")
+  func longSettlingIsPoor() {
+    // The same beats, but the detector never finds two intervals in a row on one rhythm
+    let windows = Self.windows(changes: [])
+    // Then every window holds 45 s or more of it: poor signal, no stress level
+    #expect(windows.count == 5)
+    #expect(windows.allSatisfy { $0.quality == .poorSignal && $0.stress == nil })
+    // A restart that settles again within 15 s is as good as the first start
+    let restarted = Self.windows(changes: [(3, .good), (50, .settling), (58, .good)])
+    #expect(restarted.allSatisfy { $0.quality == .good })
+    // One that does not is poor from 15 s after it began: windows ending past 50 + 15 + a quarter of 60 s
+    let lost = Self.windows(changes: [(3, .good), (50, .settling)])
+    #expect(lost.map(\.quality) == [.good, .good, .poorSignal, .poorSignal, .poorSignal])
+  }
+}
