@@ -159,8 +159,24 @@ extension BeatDetector {
         return false
       }
     }
+    if !onTime && !energy.template.isReady { teachEmptyTemplate(c, now: index, expected: expected) }
     rhythm.misshapenBits = ((rhythm.misshapenBits << 1) | (misshapen ? 1 : 0)) & 0xFF
     if onTime { rhythm.anchorIndex = c.index }
     return true
+  }
+
+  /// The template learns from beats on the rhythm, and an irregular rhythm (AF) has few: it may stay empty for the
+  /// first 10-15 s, and the rules that ask for it (the zones' in an irregular rhythm, the weak early beat's) wait that
+  /// long. While it is empty and the rhythm is clearly irregular (three of the last five intervals off) with quiet
+  /// spans, a beat off the rhythm that passes the full score with a ventricle's stroke teaches it too. (In a merely
+  /// irregular one, an interval off in the last five, noise records took false beats from what the template learnt.)
+  @inline(never)
+  mutating func teachEmptyTemplate(_ c: Candidate, now index: Int64, expected: Int64) {
+    guard rhythm.offCount >= 3, quietSpans, passesScore(c), hasSteepStroke(c) else { return }
+    let p = parameters
+    let likeness = energy.likeness(
+      peak: c.index, now: index, reach: expected > 0 ? expected / 2 : Int64.max / 4, matchQ8: p.templateMatchQ8,
+      floorQ8: p.templateFloorQ8)
+    if likeness == 2 { energy.learnWindow() }
   }
 }

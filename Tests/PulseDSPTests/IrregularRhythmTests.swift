@@ -1,10 +1,13 @@
 import EvaluationSet
 import Testing
 
+@testable import PulseDSP
+
 /// Rules for the beats an irregular rhythm and motion hide. In AF the signal is "poor" by its rhythm alone while the
 /// pulse stays clean, and a short-coupled beat with a ventricle's steep stroke is taken there as in good signal, from
 /// 0.35 of an interval on (`BeatDetector.cleanPulse`, `steepEarlyBeat`); a full-size early beat the secondary-wave
-/// zones turn away while the secondary wave is unknown goes on to the gate and the template (`zoneCandidate`). Where
+/// zones turn away while the secondary wave is unknown goes on to the gate and the template (`zoneCandidate`), and
+/// while that template is empty a clearly irregular rhythm's strong beats teach it (`teachEmptyTemplate`). Where
 /// motion hides two pulses in a row, search-back gives back both when the span holds about three intervals
 /// (`BeatDetector.recoverMissedBeats`). A short-coupled beat that splits an interval in two is reported, not left out
 /// as an extra detection, when it rose with its neighbours' stroke in good signal (`AnalysisRecord.markExtraBeat`).
@@ -18,11 +21,12 @@ struct IrregularRhythmTests {
     let t = HeldOutTally(HeldOutRun.runs(.af, rates: [25, 50, 100, 200, 400], seeds: 3...8))
     // Then
     #expect(t.truths > 5000, "only \(t.truths) true beats in the records")
-    // Measured: 51 missed and 13 false of 5500. With every short-coupled beat that splits an interval left out when
-    // it is weaker than both neighbours (as noise is): 66 and 13. With the steep early beat from half an interval (not
+    // Measured: 50 missed and 13 false of 5500; 51 and 13 while the template learnt only from beats on the rhythm
+    // (`teachEmptyTemplate`). With every short-coupled beat that splits an interval left out when it is weaker than
+    // both neighbours (as noise is): 66 and 13. With the steep early beat from half an interval (not
     // 0.35) in an irregular rhythm too: 80 and 13; without the zones' rule as well: 85 and 13; in good signal only,
     // too: 95 and 13.
-    #expect(t.missed <= 53, "\(t.missed) of \(t.truths) true beats missed")
+    #expect(t.missed <= 52, "\(t.missed) of \(t.truths) true beats missed")
     #expect(t.falseBeats <= 13, "\(t.falseBeats) false beats")
   }
 
@@ -41,5 +45,44 @@ struct IrregularRhythmTests {
     #expect(t.pairedFalse <= 2, "\(t.pairedFalse) false beats recovered in pairs")
     #expect(t.missed <= 62, "\(t.missed) of \(t.truths) true beats missed")
     #expect(t.falseBeats <= 68, "\(t.falseBeats) false beats")
+  }
+}
+
+/// How soon an irregular rhythm gives the detector its pulse template.
+@Suite(
+  "The pulse template in an irregular rhythm",
+  .enabled(if: EvalSet.unavailableReason == nil, "needs the shared data set (STRESSMON_DATA)"))
+struct IrregularRhythmTemplateTests {
+  /// Seconds until the template is ready, for each AF record given (120 s when it never is).
+  static func secondsToTemplate(rates: [Double], seeds: ClosedRange<Int>) throws -> [Double] {
+    var times: [Double] = []
+    for rate in rates {
+      for seed in seeds {
+        let spec = EvalRecordSpec(condition: .af, rateHz: rate, seed: seed, durationSeconds: 120)
+        let record = try EvalSet.record(spec)
+        var detector = try BeatDetector(sampleRateHz: rate, polarity: .inverted)
+        var ready: Double = 120
+        for (i, sample) in record.samples.enumerated() {
+          detector.process(sample) { _ in }
+          if detector.energy.template.isReady {
+            ready = Double(i) / rate
+            break
+          }
+        }
+        times.append(ready)
+      }
+    }
+    return times.sorted()
+  }
+
+  @Test("Strong beats of a clearly irregular rhythm teach the empty template: ready within 10 s in 9 records of 10")
+  func templateReadyInAF() throws {
+    // Given AF-like records, 25–400 Hz, 120 s, at seeds the evaluation set does not use
+    let times = try Self.secondsToTemplate(rates: [25, 50, 100, 200, 400], seeds: 3...8)
+    // Then it is ready within ten seconds in nine records of ten. Measured: median 7.5 s, 90th percentile 10.0 s;
+    // 7.5 s and 10.9 s while only beats on the rhythm taught it.
+    let median = times[times.count / 2], slowest = times[times.count * 9 / 10]
+    #expect(median <= 8, "template ready after \(median) s in half the records")
+    #expect(slowest <= 10.5, "template ready after \(slowest) s in the slowest tenth")
   }
 }
