@@ -115,7 +115,10 @@ public struct AnalysisRecord: Sendable {
 
   /// Whether `beat` rose as fast as its neighbours: its rise time (amplitude over steepest upslope) is no longer than
   /// the mean of theirs. A ventricle's stroke is short whatever the beat's size; a noise or motion bump rises slowly.
-  static func hasVentricularStroke(_ beat: DetectedBeat, between before: DetectedBeat, and after: DetectedBeat) -> Bool {
+  /// (The detector asks the same of a candidate against its running references: `BeatDetector.hasSteepStroke`.)
+  static func hasVentricularStroke(
+    _ beat: DetectedBeat, between before: DetectedBeat, and after: DetectedBeat
+  ) -> Bool {
     func riseTime(_ b: DetectedBeat) -> Double { Double(b.amplitudeQ8) / Double(max(1, b.upslopeQ8)) }
     return riseTime(beat) * 2 <= riseTime(before) + riseTime(after)
   }

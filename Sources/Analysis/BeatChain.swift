@@ -20,7 +20,8 @@ public struct BeatChain: Sendable {
   private var settlingCalledPoor = false
 
   /// A detector settles for a few beats after a start or a restart: two intervals in a row on one rhythm make its
-  /// signal good (`BeatDetector.updateQualityFromRhythm`), which a pulse gives within about five seconds, at 40 bpm too.
+  /// signal good (`BeatDetector.updateQualityFromRhythm`), which a pulse gives within about five seconds, at 40 bpm
+  /// too.
   /// One still settling this long after it began has found no steady rhythm in what it takes for beats: noise at
   /// about the pulse's size (the beats are there, their times and the intervals between them are doubtful). From then
   /// on the windows count it as poor signal, as they do a rhythm lost after it was good.
