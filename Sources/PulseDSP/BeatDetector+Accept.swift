@@ -106,7 +106,9 @@ extension BeatDetector {
     let expected = rhythm.expected
     let since = c.index &- rhythm.lastBeatIndex
     let earliestQ8 = rhythm.isIrregular ? parameters.irregularEarliestBeatQ8 : parameters.earliestBeatQ8
-    guard expected > 0, since &* 256 >= earliestQ8 &* expected, since < expected else { return false }
+    guard expected > 0, !comesTooSoon(since, expected: expected, earliestQ8: earliestQ8), since < expected else {
+      return false
+    }
     return hasSteepStroke(c)
   }
 
@@ -117,10 +119,18 @@ extension BeatDetector {
   /// template match asked of a beat off the rhythm), it is a beat. Once per candidate the gate rejects.
   mutating func strongPulse(_ c: Candidate) -> Bool {
     guard secondary.state == .absent, energy.template.isReady, rhythm.expected > 0 else { return false }
+    return templateLikeness(c, now: clock.index &- 1, expected: rhythm.expected) == 2
+  }
+
+  /// How the window around `c` matches the pulse template (`EnergyGate.likeness`: 2 a match, 1 some likeness, 0 none,
+  /// −1 not in the buffer yet), `now` being the working sample stepped. The window never reaches back past half an
+  /// interval: a fast heart's previous beat is no part of this one.
+  @inline(__always)
+  mutating func templateLikeness(_ c: Candidate, now: Int64, expected: Int64) -> Int {
     let p = parameters
     return energy.likeness(
-      peak: c.index, now: clock.index &- 1, reach: rhythm.expected / 2, matchQ8: p.templateMatchQ8,
-      floorQ8: p.templateFloorQ8) == 2
+      peak: c.index, now: now, reach: expected > 0 ? expected / 2 : Int64.max / 4, matchQ8: p.templateMatchQ8,
+      floorQ8: p.templateFloorQ8)
   }
 
   /// The pulse's shape (PulseTemplate.swift): a candidate off the rhythm (early or late) must look like the
@@ -144,12 +154,8 @@ extension BeatDetector {
     var misshapen = false
     rhythm.onTimeCount &+= onTime ? 1 : 0
     let sampled = rhythm.onTimeCount & BeatDetectorTuning.templateOnTimeMask == 0 || !energy.template.isReady
-    // The window never reaches back past half an interval: a fast heart's previous beat is no part of this one.
     if onTime ? sampled : energy.template.isReady {
-      let p = parameters
-      let likeness = energy.likeness(
-        peak: c.index, now: index, reach: expected > 0 ? expected / 2 : Int64.max / 4, matchQ8: p.templateMatchQ8,
-        floorQ8: p.templateFloorQ8)
+      let likeness = templateLikeness(c, now: index, expected: expected)
       if likeness == 2 {
         rhythm.anchorIndex = c.index
         if onTime && energy.template.wantsBeat() { energy.learnWindow() }
@@ -172,11 +178,7 @@ extension BeatDetector {
   /// irregular one, an interval off in the last five, noise records took false beats from what the template learnt.)
   @inline(never)
   mutating func teachEmptyTemplate(_ c: Candidate, now index: Int64, expected: Int64) {
-    guard rhythm.offCount >= 3, quietSpans, passesScore(c), hasSteepStroke(c) else { return }
-    let p = parameters
-    let likeness = energy.likeness(
-      peak: c.index, now: index, reach: expected > 0 ? expected / 2 : Int64.max / 4, matchQ8: p.templateMatchQ8,
-      floorQ8: p.templateFloorQ8)
-    if likeness == 2 { energy.learnWindow() }
+    guard rhythm.offCount >= 3, quietSpans, passesScoreWithSteepStroke(c) else { return }
+    if templateLikeness(c, now: index, expected: expected) == 2 { energy.learnWindow() }
   }
 }

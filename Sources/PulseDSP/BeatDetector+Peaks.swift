@@ -149,8 +149,8 @@ extension BeatDetector {
   /// slowly) is judged as any other candidate: the gate and the template decide.
   @inline(never)
   mutating func zoneCandidate(_ c: Candidate) -> Bool {
-    rhythm.isIrregular && cleanPulse && energy.template.isReady && rhythm.expected > 0 && passesScore(c)
-      && hasSteepStroke(c)
+    rhythm.isIrregular && cleanPulse && energy.template.isReady && rhythm.expected > 0
+      && passesScoreWithSteepStroke(c)
   }
 
   /// Whether `since` working samples after the last beat is within `phaseTolerance` of a whole number of
@@ -166,11 +166,21 @@ extension BeatDetector {
   /// above the normal threshold): what a candidate must show to replace a beat, or to need no shape match.
   @inline(__always)
   func passesScore(_ c: Candidate) -> Bool {
+    passesScore(
+      amplitudeRatioQ8: ratioQ8(c.amplitude, references.amplitude), slopeRatioQ8: ratioQ8(c.slope, references.slope))
+  }
+
+  @inline(__always)
+  func passesScore(amplitudeRatioQ8 a: Int64, slopeRatioQ8 s: Int64) -> Bool {
     let p = parameters
-    let amplitudeRatio = ratioQ8(c.amplitude, references.amplitude)
-    let slopeRatio = ratioQ8(c.slope, references.slope)
-    return amplitudeRatio >= p.featureFloorQ8 && slopeRatio >= p.featureFloorQ8
-      && amplitudeRatio &* slopeRatio >= p.scoreThresholdQ16
+    return a >= p.featureFloorQ8 && s >= p.featureFloorQ8 && a &* s >= p.scoreThresholdQ16
+  }
+
+  /// `passesScore` and `hasSteepStroke` together, the two ratios taken once: a full beat with a ventricle's stroke.
+  @inline(__always)
+  func passesScoreWithSteepStroke(_ c: Candidate) -> Bool {
+    let a = ratioQ8(c.amplitude, references.amplitude), s = ratioQ8(c.slope, references.slope)
+    return s >= a && passesScore(amplitudeRatioQ8: a, slopeRatioQ8: s)
   }
 
   /// Whether `c` rose with a ventricle's stroke: its rise time (amplitude over steepest upslope) is no longer than the
@@ -182,10 +192,15 @@ extension BeatDetector {
   }
 
   /// Whether `since` (samples after a beat) is sooner than any beat comes after another (`earliestBeatShare` of the
-  /// expected interval).
+  /// expected interval, or the share `earliestQ8` given).
   @inline(__always)
   func comesTooSoon(_ since: Int64, expected: Int64) -> Bool {
-    since &* 256 < parameters.earliestBeatQ8 &* expected
+    comesTooSoon(since, expected: expected, earliestQ8: parameters.earliestBeatQ8)
+  }
+
+  @inline(__always)
+  func comesTooSoon(_ since: Int64, expected: Int64, earliestQ8: Int64) -> Bool {
+    since &* 256 < earliestQ8 &* expected
   }
 
   /// value / reference in Q8, clamped to 0...2^16 (a ratio of 256 is plenty to pass any test).
