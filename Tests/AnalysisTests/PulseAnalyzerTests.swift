@@ -95,7 +95,7 @@ struct PulseAnalyzerTests {
     let reference = try #require(run.sidecar?.beats)
     // When the beats the chain reports (what `analyze --json` lists: the detector's, less the artefacts) are scored as
     // the peers' score.py scores them
-    let reported = zip(run.record.beats, run.record.isArtefact).filter { !$0.1 }.map { Double($0.0.sampleIndex) }
+    let reported = run.record.reportedBeats.map { Double($0.sampleIndex) }
     let score = BeatScoring.score(
       reference: reference.map(Double.init), detected: reported, rateHz: run.rateHz, ecgReference: true,
       sampleCount: Int(run.streamSamples))

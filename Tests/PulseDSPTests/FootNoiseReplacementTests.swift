@@ -14,16 +14,14 @@ struct FootNoiseReplacementTests {
   /// set does not use.
   static let runs = HeldOutRun.runs(.noisy, rates: [50, 100, 200, 400], seeds: 3...8)
 
-  static func matches(_ t: Double, _ times: [Double]) -> Bool { HeldOutRun.matches(t, times) }
-
   @Test("A false beat seldom keeps out the true one just after it")
   func pulseReplacesFootNoise() {
     var blocked = 0
     var truths = 0
     for run in Self.runs {
       // Given the detector's beats, when a true beat is missed
-      let falseOnes = run.detected.filter { !Self.matches($0, run.truth) }
-      let missed = run.truth.filter { !Self.matches($0, run.detected) }
+      let falseOnes = run.detected.filter { !HeldOutRun.matches($0, run.truth) }
+      let missed = run.truth.filter { !HeldOutRun.matches($0, run.detected) }
       // Then it seldom lies within 0.3 s (the refractory period and the merge window) after a false beat
       blocked += missed.filter { t in falseOnes.contains { t - $0 > 0 && t - $0 <= 0.3 } }.count
       truths += run.truth.count

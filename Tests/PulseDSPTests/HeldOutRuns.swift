@@ -36,8 +36,10 @@ struct HeldOutRun {
     return runs
   }
 
-  /// Whether a beat lies within ±150 ms of `t` (the score's tolerance).
-  static func matches(_ t: Double, _ times: [Double]) -> Bool { times.contains { abs($0 - t) <= 0.15 } }
+  /// Whether a beat lies within the score's tolerance (±150 ms) of `t`.
+  static func matches(_ t: Double, _ times: [Double]) -> Bool {
+    times.contains { abs($0 - t) <= EvalScore.toleranceSeconds }
+  }
 }
 
 /// What held-out runs add up to against their truth (±150 ms): the reported beats' misses and false ones, and the
