@@ -104,10 +104,7 @@ extension BeatDetector {
             || references.lastHeight > 0 && c.value &* 256 < p.secondaryRatioQ8 &* references.lastHeight)
         if late || inZone { return zoneCandidate(c) }
       case .recurring:
-        // The pulse's own secondary wave: near its delay and smaller than the beat.
-        let delay = secondary.delays.median
-        let tolerance = max(p.secondaryToleranceSamples, (delay &* p.secondaryToleranceShareQ8) >> 8)
-        if abs(sinceLast &- delay) <= tolerance && c.amplitude < references.lastAmplitude { return false }
+        if isRecurringSecondary(c, since: sinceLast) { return false }
       case .absent:
         break
       }

@@ -20,8 +20,9 @@ extension BeatDetector {
   }
 
   /// A rejected candidate: kept if it is at least `earliestBeatShare` of an expected interval after the last
-  /// beat, scores at least `searchBackScore`, and is one of the best two so far since that beat that lie that far
-  /// apart.
+  /// beat, scores at least `searchBackScore`, is not that beat's recurring secondary wave (in AF a long interval is
+  /// often just long, and that wave was its best rejected peak), and is one of the best two so far since that beat
+  /// that lie that far apart.
   mutating func noteRejected(_ c: Candidate) {
     // Cheap tests first (this runs for every rejected peak, secondary waves included), and no division: the
     // recovery would not be made in a poor or unsteady signal anyway.
@@ -42,7 +43,7 @@ extension BeatDetector {
     let product: Double = Double(c.amplitude) * Double(c.slope)
     let reference: Double = Double(amplitude) * Double(slope)
     let score = Int64(min(4_294_967_296.0, product * 65_536 / reference))
-    guard score >= p.searchBackScoreQ16 else { return }
+    guard score >= p.searchBackScoreQ16, !isRecurringSecondary(c, since: since) else { return }
     keepRejected(c, score: score, expected: expected)
   }
 

@@ -10,6 +10,17 @@ extension BeatDetector {
     return (max(p.zoneSamples, share), max(p.heightZoneSamples, share))
   }
 
+  /// Whether `c`, `since` working samples after the last beat, is that beat's own secondary wave: the pulse's
+  /// secondary wave recurs (`SecondaryWaveWatch.State.recurring`), `c` comes near its delay and is smaller than the
+  /// beat.
+  @inline(__always)
+  func isRecurringSecondary(_ c: Candidate, since: Int64) -> Bool {
+    guard secondary.state == .recurring else { return false }
+    let delay = secondary.delays.median
+    let tolerance = max(parameters.secondaryToleranceSamples, (delay &* parameters.secondaryToleranceShareQ8) >> 8)
+    return abs(since &- delay) <= tolerance && c.amplitude < references.lastAmplitude
+  }
+
   /// A rejected candidate after a beat: the first one past the merge window (refractory rejections count: a
   /// fast pulse's secondary wave comes within the refractory period) and inside the height zone is that beat's
   /// secondary peak.
