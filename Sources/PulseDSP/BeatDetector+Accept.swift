@@ -114,11 +114,13 @@ extension BeatDetector {
 
   /// Whether a candidate the energy gate turned away is a beat after all. The gate weighs a peak against the last
   /// 667 ms, which hold the beat before: a short-coupled beat (AF, a premature beat) had less time to fill and
-  /// stands below that beat's energy. When no peak comes between this pulse's beats (a secondary wave is what the
-  /// gate most often stops: `SecondaryWaveWatch.State.absent`) and the candidate has the pulse's shape (the
-  /// template match asked of a beat off the rhythm), it is a beat. Once per candidate the gate rejects.
+  /// stands below that beat's energy. When no secondary wave is expected where it lies (a secondary wave is what the
+  /// gate most often stops: the pulse has none, or in quiet spans it recurs at a delay this is not near,
+  /// `noSecondaryExpected`) and the candidate has the pulse's shape (the template match asked of a beat off the
+  /// rhythm), it is a beat. Once per candidate the gate rejects.
   mutating func strongPulse(_ c: Candidate) -> Bool {
-    guard secondary.state == .absent, energy.template.isReady, rhythm.expected > 0 else { return false }
+    guard noSecondaryExpected(since: c.index &- rhythm.lastBeatIndex), energy.template.isReady, rhythm.expected > 0
+    else { return false }
     return templateLikeness(c, now: clock.index &- 1, expected: rhythm.expected) == 2
   }
 

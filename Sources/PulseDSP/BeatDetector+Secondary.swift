@@ -15,10 +15,24 @@ extension BeatDetector {
   /// beat.
   @inline(__always)
   func isRecurringSecondary(_ c: Candidate, since: Int64) -> Bool {
-    guard secondary.state == .recurring else { return false }
+    secondary.state == .recurring && nearSecondaryDelay(since) && c.amplitude < references.lastAmplitude
+  }
+
+  /// Whether no secondary wave is expected `since` working samples after the last beat: the pulse has none
+  /// (`.absent`), or it recurs at a delay this is not near while the spans are quiet (in noise the watch's
+  /// "recurring" may be noise's, and a noise peak away from it matches the template as often as a short-coupled
+  /// beat).
+  @inline(__always)
+  func noSecondaryExpected(since: Int64) -> Bool {
+    secondary.state == .absent || secondary.state == .recurring && quietSpans && !nearSecondaryDelay(since)
+  }
+
+  /// Whether `since` working samples after a beat is within the recurring secondary wave's tolerance of its delay.
+  @inline(__always)
+  func nearSecondaryDelay(_ since: Int64) -> Bool {
     let delay = secondary.delays.median
     let tolerance = max(parameters.secondaryToleranceSamples, (delay &* parameters.secondaryToleranceShareQ8) >> 8)
-    return abs(since &- delay) <= tolerance && c.amplitude < references.lastAmplitude
+    return abs(since &- delay) <= tolerance
   }
 
   /// A rejected candidate after a beat: the first one past the merge window (refractory rejections count: a

@@ -21,13 +21,16 @@ struct IrregularRhythmTests {
     let t = HeldOutTally(HeldOutRun.runs(.af, rates: [25, 50, 100, 200, 400], seeds: 3...8))
     // Then
     #expect(t.truths > 5000, "only \(t.truths) true beats in the records")
-    // Measured: 50 missed and 13 false of 5500; 51 and 13 while the template learnt only from beats on the rhythm
+    // Measured: 46 missed and 11 false of 5500. 50 and 11 while the gate's rescue by the template
+    // (`strongPulse`) asked for a pulse without any secondary wave, not one whose recurring secondary wave is
+    // elsewhere (`noSecondaryExpected`); 50 and 13 while search-back could give back that wave
+    // (`isRecurringSecondary`); 51 and 13 while the template learnt only from beats on the rhythm
     // (`teachEmptyTemplate`). With every short-coupled beat that splits an interval left out when it is weaker than
     // both neighbours (as noise is): 66 and 13. With the steep early beat from half an interval (not
     // 0.35) in an irregular rhythm too: 80 and 13; without the zones' rule as well: 85 and 13; in good signal only,
     // too: 95 and 13.
-    #expect(t.missed <= 52, "\(t.missed) of \(t.truths) true beats missed")
-    #expect(t.falseBeats <= 13, "\(t.falseBeats) false beats")
+    #expect(t.missed <= 47, "\(t.missed) of \(t.truths) true beats missed")
+    #expect(t.falseBeats <= 11, "\(t.falseBeats) false beats")
   }
 
   @Test("A span of about three intervals gives back two beats, mostly true ones")
@@ -36,15 +39,17 @@ struct IrregularRhythmTests {
     let t = HeldOutTally(HeldOutRun.runs(.motion, rates: [25, 50, 100, 200, 400], seeds: 3...8))
     // Then
     #expect(t.truths > 4000, "only \(t.truths) true beats in the records")
-    // Measured: 6 true and 2 false beats recovered two at a time; 61 missed and 68 false of 4317 (67 while every
-    // weaker beat that splits an interval was left out: one steep motion bump in good signal is kept). When pairs came
+    // Measured: 4 true and 2 false beats recovered two at a time, 59 missed and 66 false of 4317. Before the gate's
+    // rescue by the template away from a recurring secondary wave (`noSecondaryExpected`), which takes two of those
+    // beats as they come: 6 and 2 in pairs, 61 missed and 68 false (67 while every weaker beat that splits an
+    // interval was left out: one steep motion bump in good signal is kept). When pairs came
     // (before the irregular rhythm's earlier steep beats): 63 and 66, and with one beat at most per span none in
     // pairs, 66 missed and 65 false. (The false ones in pairs are motion peaks 0.2-0.3 s from a hidden pulse: the
     // count is right, the place is not.)
-    #expect(t.pairedTrue >= 5, "\(t.pairedTrue) true beats recovered in pairs")
+    #expect(t.pairedTrue >= 4, "\(t.pairedTrue) true beats recovered in pairs")
     #expect(t.pairedFalse <= 2, "\(t.pairedFalse) false beats recovered in pairs")
-    #expect(t.missed <= 62, "\(t.missed) of \(t.truths) true beats missed")
-    #expect(t.falseBeats <= 68, "\(t.falseBeats) false beats")
+    #expect(t.missed <= 60, "\(t.missed) of \(t.truths) true beats missed")
+    #expect(t.falseBeats <= 66, "\(t.falseBeats) false beats")
   }
 }
 

@@ -45,10 +45,11 @@ struct SearchBackTests {
     // is often just long, and search-back looks for a missed beat in it; the best peak it rejected there may be the
     // last beat's secondary wave, which the rules know by its delay once it recurs (`isRecurringSecondary`).
     let t = HeldOutTally(HeldOutRun.runs(.af, rates: [25, 50, 100, 200, 400], seeds: 9...16))
-    // Then (measured: 35 true and 15 false recovered of 7 000; 35 and 19 while the recurring secondary wave could be
-    // kept for search-back) the recovered beats are mostly true
+    // Then (measured: 33 true and 15 false recovered of 7 500, two true ones fewer since the gate's rescue takes them
+    // as they come; 35 and 19 while the recurring secondary wave could be kept for search-back) the recovered beats
+    // are mostly true
     #expect(t.truths > 7000, "only \(t.truths) true beats in the records")
-    #expect(t.recoveredTrue >= 35, "\(t.recoveredTrue) true beats recovered")
+    #expect(t.recoveredTrue >= 33, "\(t.recoveredTrue) true beats recovered")
     #expect(t.recoveredFalse <= 15, "\(t.recoveredFalse) false beats recovered")
   }
 
