@@ -21,10 +21,13 @@ extension BeatDetector {
   /// Whether no secondary wave is expected `since` working samples after the last beat: the pulse has none
   /// (`.absent`), or it recurs at a delay this is not near while the spans are quiet (in noise the watch's
   /// "recurring" may be noise's, and a noise peak away from it matches the template as often as a short-coupled
-  /// beat).
+  /// beat). While the watch still knows nothing (`.unknown`) because the rhythm is clearly irregular (three of the
+  /// last five intervals off, as in AF, whose short-coupled beats keep it from learning) and the spans are quiet, a
+  /// secondary wave is not expected either: there the caller's template match decides.
   @inline(__always)
   func noSecondaryExpected(since: Int64) -> Bool {
     secondary.state == .absent || secondary.state == .recurring && quietSpans && !nearSecondaryDelay(since)
+      || secondary.state == .unknown && rhythm.offCount >= 3 && quietSpans
   }
 
   /// Whether `since` working samples after a beat is within the recurring secondary wave's tolerance of its delay.

@@ -21,15 +21,15 @@ struct IrregularRhythmTests {
     let t = HeldOutTally(HeldOutRun.runs(.af, rates: [25, 50, 100, 200, 400], seeds: 3...8))
     // Then
     #expect(t.truths > 5000, "only \(t.truths) true beats in the records")
-    // Measured: 46 missed and 11 false of 5500. 50 and 11 while the gate's rescue by the template
-    // (`strongPulse`) asked for a pulse without any secondary wave, not one whose recurring secondary wave is
-    // elsewhere (`noSecondaryExpected`); 50 and 13 while search-back could give back that wave
-    // (`isRecurringSecondary`); 51 and 13 while the template learnt only from beats on the rhythm
-    // (`teachEmptyTemplate`). With every short-coupled beat that splits an interval left out when it is weaker than
-    // both neighbours (as noise is): 66 and 13. With the steep early beat from half an interval (not
-    // 0.35) in an irregular rhythm too: 80 and 13; without the zones' rule as well: 85 and 13; in good signal only,
-    // too: 95 and 13.
-    #expect(t.missed <= 47, "\(t.missed) of \(t.truths) true beats missed")
+    // Measured: 43 missed and 11 false of 5500. 46 and 11 while the gate's rescue by the template (`strongPulse`)
+    // left out a clearly irregular rhythm whose secondary wave is unknown (`noSecondaryExpected`); 50 and 11 while
+    // it asked for a pulse without any secondary wave, not one whose recurring secondary wave is elsewhere; 50 and
+    // 13 while search-back could give back that wave (`isRecurringSecondary`); 51 and 13 while the template learnt
+    // only from beats on the rhythm (`teachEmptyTemplate`). With every short-coupled beat that splits an interval
+    // left out when it is weaker than both neighbours (as noise is): 66 and 13. With the steep early beat from half
+    // an interval (not 0.35) in an irregular rhythm too: 80 and 13; without the zones' rule as well: 85 and 13; in
+    // good signal only, too: 95 and 13.
+    #expect(t.missed <= 44, "\(t.missed) of \(t.truths) true beats missed")
     #expect(t.falseBeats <= 11, "\(t.falseBeats) false beats")
   }
 

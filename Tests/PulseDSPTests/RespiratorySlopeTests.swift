@@ -17,14 +17,14 @@ struct RespiratorySlopeTests {
   func kneesRecovered() {
     let t = HeldOutTally(Self.runs)
     #expect(t.truths > 3000, "only \(t.truths) true beats in the records")
-    // Measured: 13 true and 2 false beats recovered, 114 missed and 4 false of 3307 (3 before the gate's rescue of
-    // a beat with the pulse's shape away from a recurring secondary wave, `noSecondaryExpected`: one peak on a breath
-    // is now taken). Without the knees: 8 and 1, 119 and 2. (93 of the misses are one record's, seed 6 at 100 Hz,
-    // whose wander is 2.5 times the pulse: the detector follows the breathing there, and its windows are
-    // uncategorised.)
+    // Measured: 13 true and 2 false beats recovered, 111 missed and 3 false of 3307. 114 and 4 while the gate's
+    // rescue by the template (`noSecondaryExpected`) left out a clearly irregular rhythm whose secondary wave is
+    // unknown; 114 and 3 before it reached past a recurring secondary wave. Without the knees: 8 and 1, 119 and 2.
+    // (93 of the misses are one record's, seed 6 at 100 Hz, whose wander is 2.5 times the pulse: the detector follows
+    // the breathing there, and its windows are uncategorised.)
     #expect(t.recoveredTrue >= 12, "\(t.recoveredTrue) true beats recovered")
     #expect(t.recoveredFalse <= 2, "\(t.recoveredFalse) false beats recovered")
-    #expect(t.missed <= 115, "\(t.missed) of \(t.truths) true beats missed")
-    #expect(t.falseBeats <= 4, "\(t.falseBeats) false beats")
+    #expect(t.missed <= 112, "\(t.missed) of \(t.truths) true beats missed")
+    #expect(t.falseBeats <= 3, "\(t.falseBeats) false beats")
   }
 }
