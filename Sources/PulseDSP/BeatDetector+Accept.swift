@@ -180,7 +180,7 @@ extension BeatDetector {
   /// irregular one, an interval off in the last five, noise records took false beats from what the template learnt.)
   @inline(never)
   mutating func teachEmptyTemplate(_ c: Candidate, now index: Int64, expected: Int64) {
-    guard rhythm.offCount >= 3, quietSpans, passesScoreWithSteepStroke(c) else { return }
+    guard rhythm.isClearlyIrregular, quietSpans, passesScoreWithSteepStroke(c) else { return }
     if templateLikeness(c, now: index, expected: expected) == 2 { energy.learnWindow() }
   }
 }

@@ -240,7 +240,7 @@ extension BeatDetector {
     let misshapen = rhythm.misshapenBits != 0
     let noisy = secondary.extraTotal >= BeatDetectorTuning.noisyExtraPeaks || misshapen
     if quality == .good {
-      if rhythm.offCount >= 3 || noisy { setQuality(.poorSignal, at: position &- 1) }
+      if rhythm.isClearlyIrregular || noisy { setQuality(.poorSignal, at: position &- 1) }
     } else if rhythm.isSteady && quietSpans {
       setQuality(.good, at: position &- 1)
     }

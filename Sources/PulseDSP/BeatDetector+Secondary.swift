@@ -26,8 +26,11 @@ extension BeatDetector {
   /// secondary wave is not expected either: there the caller's template match decides.
   @inline(__always)
   func noSecondaryExpected(since: Int64) -> Bool {
-    secondary.state == .absent || secondary.state == .recurring && quietSpans && !nearSecondaryDelay(since)
-      || secondary.state == .unknown && rhythm.offCount >= 3 && quietSpans
+    switch secondary.state {
+    case .absent: true
+    case .recurring: quietSpans && !nearSecondaryDelay(since)
+    case .unknown: quietSpans && rhythm.isClearlyIrregular
+    }
   }
 
   /// Whether `since` working samples after a beat is within the recurring secondary wave's tolerance of its delay.

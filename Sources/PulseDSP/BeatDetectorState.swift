@@ -213,6 +213,8 @@ extension BeatDetector {
     var isSteady: Bool { count >= 2 && offBits & 0b11 == 0 }
     /// An interval of the last five was off the rhythm (AF, runs of premature beats, or beats missed).
     var isIrregular: Bool { offBits != 0 }
+    /// Three of the last five intervals were off the rhythm: the rhythm alone makes a good signal poor, as AF's does.
+    var isClearlyIrregular: Bool { offCount >= 3 }
   }
 
   /// Whether the pulse carries a recurring secondary (dicrotic or reflected) wave, and where: after each beat,
