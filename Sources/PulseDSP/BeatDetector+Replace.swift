@@ -28,6 +28,16 @@ extension BeatDetector {
     return passesScore(c)
   }
 
+  /// Whether candidate `c`, inside the refractory period of the first beat since a restart, replaces it by its size:
+  /// at least `replaceAmplitudeRatio` times as large, and passing the score. That beat was taken against a range seen
+  /// for a fraction of a second (`BeatDetector.judge` while learning), which after a finger is put back may be a
+  /// ripple on the light still settling; the pulse it then kept out is the larger peak. No interval depends on it.
+  @inline(never)
+  mutating func replacesFirstBeat(_ c: Candidate) -> Bool {
+    guard !rhythm.hasPreviousBeat, !references.isEmpty else { return false }
+    return outgrowsLastBeat(c, atLeastQ8: parameters.replaceAmplitudeQ8) && passesScore(c)
+  }
+
   /// Whether candidate `c`, inside the refractory period or the secondary-wave zone after the last beat, replaces
   /// it: that beat came before the expected interval, `c` lands nearer it from the beat before (and within
   /// `regularTolerance`), and `c` is at least `onRhythmReplaceAmplitudeRatio` times as large and passes the score.
@@ -69,7 +79,15 @@ extension BeatDetector {
   /// `c` takes the last beat's place: its interval from the beat before, its amplitude and slope replace the last
   /// beat's in the running medians, and it is reported with `replacesPrevious`.
   mutating func replaceLastBeat(with c: Candidate) {
-    let interval = c.index &- rhythm.previousBeatIndex
+    // (The first beat since a restart, `replacesFirstBeat`, has no interval or rhythm bit to take back.)
+    if rhythm.hasPreviousBeat { replaceLastInterval(with: c.index &- rhythm.previousBeatIndex) }
+    references.amplitudes.replaceNewest(c.amplitude)
+    references.slopes.replaceNewest(max(1, c.slope))
+    becomeLastBeat(c, replacesPrevious: true)
+  }
+
+  /// The replaced beat's interval and rhythm bit give way to `interval`, the replacement's from the beat before.
+  mutating func replaceLastInterval(with interval: Int64) {
     let expected = rhythm.intervals.median
     if rhythm.lastIntervalPushed {
       rhythm.intervals.replaceNewest(interval)
@@ -82,8 +100,5 @@ extension BeatDetector {
     rhythm.offBits >>= 1
     rhythm.count = max(0, rhythm.count - 1)
     noteRhythm(interval)
-    references.amplitudes.replaceNewest(c.amplitude)
-    references.slopes.replaceNewest(max(1, c.slope))
-    becomeLastBeat(c, replacesPrevious: true)
   }
 }
