@@ -126,6 +126,7 @@ public struct BeatDetector: Sendable {
     bandPass.reset()
     energy.reset()
     contact.rawBad = false
+    contact.watchesReturn = false
     outbox.readyBeat = nil
     outbox.recoveredBeat = nil
     contact.level = 0
@@ -221,6 +222,7 @@ public struct BeatDetector: Sendable {
         // Out of line, as a tail call: the path with contact saves no registers for it.
         return handleDimBlock(reported, mean: mean)
       }
+      if contact.watchesReturn { return handleReturnBlock(reported, mean: mean) }
       if reported == .usable && quality == .good {
         contact.level = mean
         contact.blocksSince = 0
@@ -232,6 +234,32 @@ public struct BeatDetector: Sendable {
   @inline(never)
   mutating func handleDimBlock(_ reported: RawSignalMonitor.BlockState, mean: Int64) {
     handleBlockState(staysDark(mean) ? .dark : reported)
+  }
+
+  /// A block after contact came back. The light climbs for about a second after a finger is put down, and the
+  /// filters restarted on one sample of the climb: while the light goes on moving from that sample (this block's mean
+  /// more than 1/8 away) and no beat has been found since, they start again from here. Left on the step (tens of
+  /// thousands of counts), the band-passed signal lies on a slope no pulse on it may confirm a peak from for seconds.
+  /// A beat found on the climb is kept, and so is the restart once the light stays.
+  @inline(never)
+  mutating func handleReturnBlock(_ reported: RawSignalMonitor.BlockState, mean: Int64) {
+    let step = mean > contact.primedLevel ? mean &- contact.primedLevel : contact.primedLevel &- mean
+    contact.watchesReturn = step > mean >> 3 && !rhythm.hasLastBeat && reported == .usable && !contact.rawBad
+    if contact.watchesReturn {
+      restartFilters()
+    } else {
+      handleBlockState(reported)
+    }
+  }
+
+  /// The filters start afresh from the next sample (primed with it), and the detector learns again after the
+  /// settling time. (Out of line: a rare path, called from two places.)
+  @inline(never)
+  mutating func restartFilters() {
+    bandPass.reset()
+    energy.reset()
+    restart(at: clock.index, settle: true)
+    contact.primedLevel = Int64(monitor.lastSample)
   }
 
   /// A block under the contact level's share: still dark, unless the light has come back from the darkest level
@@ -273,10 +301,10 @@ public struct BeatDetector: Sendable {
       if contact.rawBad {
         contact.rawBad = false
         // The level usually jumps when contact returns (a finger back on a raw-intensity sensor: tens of
-        // thousands of counts): the filters start afresh from here instead of ringing for seconds.
-        bandPass.reset()
-        energy.reset()
-        restart(at: clock.index, settle: true)
+        // thousands of counts): the filters start afresh from here instead of ringing for seconds, and the next
+        // blocks show whether the light still climbs (`handleReturnBlock`).
+        restartFilters()
+        contact.watchesReturn = invert
         setQuality(.settling, at: position &- 1)
       } else if quality == .clipped {
         setQuality(rhythm.hasLastBeat && rhythm.isSteady ? .good : .settling, at: position &- 1)

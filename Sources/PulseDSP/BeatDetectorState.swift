@@ -23,6 +23,10 @@ extension BeatDetector {
     var darkBlock = -2
     var darkest: Int64 = 0
     var previousMean: Int64 = 0
+    /// Raw intensity since contact came back: the blocks are watched for the light still climbing
+    /// (`BeatDetector.handleReturnBlock`), against the raw level the filters were last primed on.
+    var watchesReturn = false
+    var primedLevel: Int64 = 0
   }
 
   /// The hysteresis peak/trough tracker: alternates between climbing to a peak and descending to a trough; a

@@ -38,6 +38,8 @@ struct RawSignalMonitor: Sendable {
   private(set) var lastMean: Int64 = 0
   private var blockMin = Int32.max
   private var blockMax = Int32.min
+  /// The last sample (the current run's value).
+  var lastSample: Int32 { runValue }
   private var runValue: Int32 = 0
   private var runLength = 0
   private var railTop = Int32.min

@@ -4,11 +4,12 @@ import PulseDSP
 import Testing
 
 /// A finger put back onto a raw-intensity sensor brings the light back over about a second. Detection restarts as
-/// soon as the light is back, while it still climbs: the band-passed signal then lies on a long slope, and the first
-/// peak's rise from its foot spans it. Taken as the reference, that rise held the next pulses below the hysteresis and
-/// the score for seconds. Its rise against its steepest upslope gives it away (`BeatDetector.acceptSettlingBeat`). When
-/// no peak on the slope falls fast enough to be a candidate, learning measures its range afresh from the slow peak
-/// (`Acquisition.forgetRange`).
+/// soon as the light is back, on one sample of the climb; while the light goes on moving from it and no beat has been
+/// found, the filters start again from each new half-second block (`BeatDetector.handleReturnBlock`). Left on the
+/// climb's step, the band-passed signal lay on a slope that no pulse on it confirmed a peak from, and the first beats
+/// were lost. A first peak that still rises with the settling is given away by its rise against its steepest upslope
+/// (`BeatDetector.acceptSettlingBeat`); when no peak on a slope falls fast enough to be a candidate, learning measures
+/// its range afresh from the slow peak (`Acquisition.forgetRange`).
 @Suite(
   "After the finger is put back the pulse is found at once",
   .enabled(if: EvalSet.unavailableReason == nil, "needs the shared data set (STRESSMON_DATA)"))
@@ -37,10 +38,11 @@ struct FingerBackTests {
         truths += truth.count
       }
     }
-    // Measured: 93 of 95 found, no false beat of 2218. Without the settling beat's rule 89, without learning's fresh
-    // range after a slow peak 92, without either 88; never a false beat.
+    // Measured: 95 of 95 found, no false beat of 2218. Without the filters' second start on the climb: 93. Before that,
+    // without the settling beat's rule 89, without learning's fresh range after a slow peak 92, without either 88;
+    // never a false beat.
     #expect(soon >= 80, "only \(soon) beats in the seconds after a lift")
-    #expect(found >= soon - 2, "found \(found) of \(soon) beats after the finger was put back")
+    #expect(found >= soon, "found \(found) of \(soon) beats after the finger was put back")
     #expect(falseBeats <= 2, "\(falseBeats) false beats of \(truths)")
   }
 }
