@@ -123,14 +123,12 @@ public struct BeatDetector: Sendable {
     clock = WorkingClock(index: 0, origin: position, previousValue: 0)
     monitor.reset()
     decimator.reset()
-    bandPass.reset()
-    energy.reset()
     contact.rawBad = false
     contact.watchesReturn = false
     outbox.readyBeat = nil
     outbox.recoveredBeat = nil
     contact.level = 0
-    restart(at: 0, settle: true)
+    restartFilters()
     setQuality(.settling, at: position)
   }
 
