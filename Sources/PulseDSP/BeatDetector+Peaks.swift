@@ -71,8 +71,7 @@ extension BeatDetector {
       // The size rules ask for a peak larger than the beat (the early-beat rule the least), the height rule for one
       // standing twice as high.
       merge.replaces = outgrowsLastBeat(c, atLeastQ8: p.onRhythmReplaceAmplitudeQ8)
-        && (replacesLastBeat(c, atLeastQ8: p.replaceAmplitudeQ8) || replacesEarlyBeat(c, expected: rhythm.expected)
-          || replacesFirstBeat(c))
+        && (replacesLastBeat(c, atLeastQ8: p.replaceAmplitudeQ8) || replacesEarlyBeat(c, expected: rhythm.expected))
         || standsAboveLastBeat(c)
       return merge.replaces
     }

@@ -20,22 +20,14 @@ extension BeatDetector {
     outgrowsLastBeat(c, atLeastQ8: minimumQ8) && mayReplaceLastBeat(c)
   }
 
-  /// Whether `c` may take the last beat's place at all: there is a beat before that one to time it from, and `c`
-  /// passes the score against the references. Every replacement rule asks it.
+  /// Whether `c` may take the last beat's place at all: there is a last beat, and `c` passes the score against the
+  /// references. Every replacement rule asks it. The last beat may be the first since a restart (no interval depends
+  /// on it yet): taken against a range seen for a fraction of a second, it may be a ripple on the light still
+  /// settling after a finger was put back, and the pulse it kept out is the larger peak.
   @inline(__always)
   mutating func mayReplaceLastBeat(_ c: Candidate) -> Bool {
-    guard rhythm.hasLastBeat, rhythm.hasPreviousBeat, !references.isEmpty else { return false }
+    guard rhythm.hasLastBeat, !references.isEmpty else { return false }
     return passesScore(c)
-  }
-
-  /// Whether candidate `c`, inside the refractory period of the first beat since a restart, replaces it by its size:
-  /// at least `replaceAmplitudeRatio` times as large, and passing the score. That beat was taken against a range seen
-  /// for a fraction of a second (`BeatDetector.judge` while learning), which after a finger is put back may be a
-  /// ripple on the light still settling; the pulse it then kept out is the larger peak. No interval depends on it.
-  @inline(never)
-  mutating func replacesFirstBeat(_ c: Candidate) -> Bool {
-    guard !rhythm.hasPreviousBeat, !references.isEmpty else { return false }
-    return outgrowsLastBeat(c, atLeastQ8: parameters.replaceAmplitudeQ8) && passesScore(c)
   }
 
   /// Whether candidate `c`, inside the refractory period or the secondary-wave zone after the last beat, replaces
@@ -79,7 +71,7 @@ extension BeatDetector {
   /// `c` takes the last beat's place: its interval from the beat before, its amplitude and slope replace the last
   /// beat's in the running medians, and it is reported with `replacesPrevious`.
   mutating func replaceLastBeat(with c: Candidate) {
-    // (The first beat since a restart, `replacesFirstBeat`, has no interval or rhythm bit to take back.)
+    // (The first beat since a restart has no interval or rhythm bit to take back.)
     if rhythm.hasPreviousBeat { replaceLastInterval(with: c.index &- rhythm.previousBeatIndex) }
     references.amplitudes.replaceNewest(c.amplitude)
     references.slopes.replaceNewest(max(1, c.slope))

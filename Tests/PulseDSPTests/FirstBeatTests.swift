@@ -5,7 +5,8 @@ import Testing
 /// The first beat after a start or a restart is taken against a range seen for a fraction of a second. A ripple just
 /// after the settling time (the light still moving after a finger is put down, a notch, noise) can pass for it, and
 /// the pulse that follows inside the refractory period was then turned away with nothing to time it from. A candidate
-/// there at least `replaceAmplitudeRatio` times as large replaces that first beat (`BeatDetector.replacesFirstBeat`).
+/// there at least `replaceAmplitudeRatio` times as large replaces that first beat, as any last beat
+/// (`BeatDetector.replacesLastBeat`: a replacement needs no beat before the one it replaces).
 @Suite("The first beat after a start gives way to the pulse right after it")
 struct FirstBeatTests {
   /// A pulse train at `rateHz` around a large constant level: each beat rises over 120 ms (half a cosine) and falls
