@@ -141,13 +141,17 @@ extension BeatDetector {
   /// Whether a candidate the secondary-wave zones turned away while the pulse's secondary wave is unknown goes on to
   /// the energy gate and the template all the same. In an irregular rhythm (an interval off in the last five) the
   /// state stays unknown for long: AF's short-coupled beats come at any delay and count as peaks after a beat. The
-  /// zones then turn away full-size beats that come early and sit low on the last one's downstroke. In a clean pulse,
-  /// one that passes the full score with a ventricle's stroke (slope ratio ≥ amplitude ratio: a reflected wave rises
-  /// slowly) is judged as any other candidate: the gate and the template decide.
+  /// zones then turn away full-size beats that come early and sit low on the last one's downstroke. A regular rhythm
+  /// whose pulse has a faint, wandering secondary wave stays unknown too, and there the zones turned away a premature
+  /// beat as early as 0.57 of the interval. In a clean pulse, one that passes the full score with a ventricle's stroke
+  /// (slope ratio ≥ amplitude ratio: a reflected wave rises slowly) is judged as any other candidate: the gate and the
+  /// template decide. In a regular rhythm only from half an interval on (`earliestBeatShare`: no beat of it, not even
+  /// a premature one, comes sooner).
   @inline(never)
   mutating func zoneCandidate(_ c: Candidate) -> Bool {
-    rhythm.isIrregular && cleanPulse && energy.template.isReady && rhythm.expected > 0
-      && passesScoreWithSteepStroke(c)
+    guard cleanPulse && energy.template.isReady && rhythm.expected > 0 else { return false }
+    if !rhythm.isIrregular && comesTooSoon(c.index &- rhythm.lastBeatIndex, expected: rhythm.expected) { return false }
+    return passesScoreWithSteepStroke(c)
   }
 
   /// Whether `since` working samples after the last beat is within `phaseTolerance` of a whole number of

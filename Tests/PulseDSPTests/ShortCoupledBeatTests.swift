@@ -70,4 +70,21 @@ struct ShortCoupledBeatTests {
     #expect(Double(found) >= 0.905 * Double(short), "found \(found) of \(short) short-coupled beats")
     #expect(falseBeats <= 16, "\(falseBeats) false beats of \(truths)")
   }
+
+  @Test("Premature beats in a regular rhythm whose secondary wave is still unknown are not left in the zones")
+  func prematureBeatsPastTheZones() {
+    // Given premature-beat records of both kinds (20-35 % early; a compensatory pause or none), 25-400 Hz, 120 s, at
+    // seeds the evaluation set does not use
+    let runs =
+      HeldOutRun.runs(.prematureCompensatory, rates: [25, 50, 100, 200, 400], seeds: 3...8)
+      + HeldOutRun.runs(.prematureNoncompensatory, rates: [25, 50, 100, 200, 400], seeds: 3...8)
+    let t = HeldOutTally(runs)
+    // Then
+    #expect(t.truths > 8000, "only \(t.truths) true beats in the records")
+    // Measured: 4 missed and 4 false of 8747. 5 and 4 while the zones' rule (`zoneCandidate`) asked for an irregular
+    // rhythm: premature_noncompensatory at 200 Hz, seed 8, lost its beat 0.57 of an interval early (amplitude 0.51 and
+    // slope 0.65 of the references), turned away as lower than half the last beat.
+    #expect(t.missed <= 4, "\(t.missed) of \(t.truths) true beats missed")
+    #expect(t.falseBeats <= 4, "\(t.falseBeats) false beats")
+  }
 }
