@@ -6,7 +6,8 @@ import StressModel
 /// host compares bits, not decimal renderings, and enumerations as their index in `allCases`
 /// (Tests/EmbeddedTests/FirmwareOutput.swift parses them):
 ///
-///     B positionQ16 reportedAt amplitudeQ8 upslopeQ8 recovered replaces seconds latency   a beat (flags 0 or 1)
+///     B positionQ16 reportedAt amplitudeQ8 upslopeQ8 recovered replaces extra shape seconds latency
+///                                                                           a beat (flags 0 or 1)
 ///     I start end verdict segment                                          a judged interval
 ///     Q quality at                                                          a detector state change
 ///     G samples at                                                          lost samples
@@ -31,6 +32,8 @@ struct EventWriter {
       integer(b.beat.upslopeQ8)
       integer(b.beat.recovered ? 1 : 0)
       integer(b.beat.replacesPrevious ? 1 : 0)
+      integer(Int64(b.beat.extraPeaks))
+      integer(Int64(b.beat.shapeQ8))
       bits(b.seconds)
       bits(b.latencySeconds)
     case .interval(let i):

@@ -84,6 +84,7 @@ public struct BeatChain: Sendable {
       // first, and a wrong one would make two plausible intervals out of one that the cleaner calls a missed beat.
       // The intervals stay as the cleaner would judge them without it.
       guard !beat.recovered else { return }
+      windowing.noteBeat(atSeconds: time, extraPeaks: Int(beat.extraPeaks), shapeQ8: Int(beat.shapeQ8))
       if beat.replacesPrevious {
         cleaner.replaceLastBeat(atSeconds: time)
         return

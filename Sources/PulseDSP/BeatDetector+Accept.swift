@@ -6,6 +6,7 @@ extension BeatDetector {
   mutating func acceptPending(at index: Int64) {
     merge.isOpen = false
     let c = merge.candidate
+    energy.forgetShape()
     // In poor signal a beat this soon after the last one, standing twice as high, shows the last one was noise.
     if quality == .poorSignal && !merge.replaces && replacesNoiseBeat(c) { merge.replaces = true }
     // Elgendi's block of interest: the peak's energy (its largest W1 average) must stand above the energy of
@@ -89,7 +90,8 @@ extension BeatDetector {
     updateTimers()
     outbox.readyBeat = DetectedBeat(
       positionQ16: beatPositionQ16(c), reportedAt: position &- 1, amplitudeQ8: c.amplitude, upslopeQ8: c.slope,
-      replacesPrevious: replacesPrevious)
+      replacesPrevious: replacesPrevious, extraPeaks: UInt8(truncatingIfNeeded: secondary.extraNibbles & 0xF),
+      shapeQ8: energy.lastShapeQ8)
   }
 
   /// Whether an early candidate is a short-coupled beat by its upstroke, whatever the energy gate and the template say.

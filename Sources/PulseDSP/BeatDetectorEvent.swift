@@ -20,10 +20,16 @@ public struct DetectedBeat: Sendable, Equatable {
   /// refractory period after it, is the real pulse on the rhythm (BeatDetector+Replace.swift). A consumer drops the
   /// previous beat.
   public var replacesPrevious: Bool
+  /// Peaks the detector turned away between the beat before and this one, beyond the first (the pulse's secondary
+  /// wave): a pulse buried in noise has them, a clean one none (0...15).
+  public var extraPeaks: UInt8
+  /// How the pulse template matched this beat's upstroke, peak and start of the downstroke: r² × 256 (0...256), or
+  /// −1 when the template did not judge it (not ready yet, or a beat on the rhythm it did not sample).
+  public var shapeQ8: Int16
 
   public init(
     positionQ16: Int64, reportedAt: Int64, amplitudeQ8: Int64, upslopeQ8: Int64, recovered: Bool = false,
-    replacesPrevious: Bool = false
+    replacesPrevious: Bool = false, extraPeaks: UInt8 = 0, shapeQ8: Int16 = -1
   ) {
     self.positionQ16 = positionQ16
     self.reportedAt = reportedAt
@@ -31,6 +37,8 @@ public struct DetectedBeat: Sendable, Equatable {
     self.upslopeQ8 = upslopeQ8
     self.recovered = recovered
     self.replacesPrevious = replacesPrevious
+    self.extraPeaks = extraPeaks
+    self.shapeQ8 = shapeQ8
   }
 
   /// The peak rounded to the nearest input sample.

@@ -40,6 +40,8 @@ struct EnergyGate: Sendable {
   /// Where the last matched window starts in the buffer, and how many of its first points repeat that one.
   private var windowStart = 0
   private var windowSkip = 0
+  /// r² × 256 of the last match computed (0...256), −1 when none was since `forgetShape`.
+  private(set) var lastShapeQ8: Int16 = -1
   /// Where the next square goes, and where the one leaving the peak window is (W1 behind).
   private var head = 0
   private var tail = 0
@@ -135,7 +137,7 @@ struct EnergyGate: Sendable {
   /// no template yet), 1 when r ≥ `floorQ8` / 256 only, 0 below, −1 when the window is not wholly in the buffer.
   /// The window never reaches back more than `reach` working samples (half the expected interval: a fast
   /// heart's previous beat is no part of this one's shape); points before that repeat the first one in reach.
-  /// Remembers the window for `learnWindow`.
+  /// Remembers the window for `learnWindow`, and r² as `lastShapeQ8`.
   mutating func likeness(peak: Int64, now: Int64, reach: Int64, matchQ8: Int64, floorQ8: Int64) -> Int {
     let lastGate = now & ~strideMask
     let centre = (peak &+ stride &>> 1) & ~strideMask
@@ -174,15 +176,22 @@ struct EnergyGate: Sendable {
       i &+= step
       if i >= beatWindow { i &-= beatWindow }
     }
-    guard sxt > 0 else { return 0 }
+    guard sxt > 0 else {
+      lastShapeQ8 = 0
+      return 0
+    }
     // r² = (Σxt)² / (Σ(x − x̄)² Σt²); the template's mean is zero, Σ(x − x̄)² = Σx² − (Σx)²/n. Once per
     // candidate, in Double.
     let c = Double(sxt)
     let spread = (Double(sxx) - Double(sx) * Double(sx) / Double(template.length)) * Double(template.energy)
     let squared = c * c * 65_536
+    lastShapeQ8 = spread > 0 ? Int16(min(256, squared / spread / 256)) : -1
     if squared >= Double(matchQ8 &* matchQ8) * spread { return 2 }
     return squared >= Double(floorQ8 &* floorQ8) * spread ? 1 : 0
   }
+
+  /// A new candidate is being judged: no match of it computed yet.
+  mutating func forgetShape() { lastShapeQ8 = -1 }
 
   /// Adds the window of the last `likeness` to the template.
   mutating func learnWindow() {

@@ -20,11 +20,20 @@ public struct HRVWindowConfiguration: Sendable, Equatable {
   /// median); in atrial fibrillation each interval is independent of the last, and for independent intervals
   /// with a relative spread σ this median is about σ (0.95 σ for a normal law). Real AF has σ ≈ 0.15-0.25.
   public var irregularRhythmMedianDifference: Double
+  /// A window whose beats had on average at least this many turned-away peaks beyond their secondary wave
+  /// (`DetectedBeat.extraPeaks`)...
+  public var noisyExtraPeaksPerBeat: Double
+  /// ...and more than half of whose judged beats matched the pulse template below this r² (`DetectedBeat.shapeQ8`;
+  /// at least `HRVWindowing.minimumJudgedBeats` judged) is poor signal: the pulse is buried in noise. Its beats are
+  /// mostly right, but their peaks move with the noise by tens of milliseconds, and SDNN reads 10-50 % high. A slow
+  /// pulse's late wave adds peaks but keeps the pulse's shape; motion bends the shape but adds no peaks between beats.
+  public var noisyShapeMatch: Double
 
   public init(
     lengthSeconds: Double = 60, stepSeconds: Double = 10, minimumCoverage: Double = 0.5,
     maximumRejectedShare: Double = 0.3, dominantShare: Double = 0.5, causeShare: Double = 0.25,
-    irregularRhythmMedianDifference: Double = 0.12
+    irregularRhythmMedianDifference: Double = 0.12, noisyExtraPeaksPerBeat: Double = 0.08,
+    noisyShapeMatch: Double = 0.93
   ) {
     self.lengthSeconds = lengthSeconds
     self.stepSeconds = stepSeconds
@@ -33,6 +42,8 @@ public struct HRVWindowConfiguration: Sendable, Equatable {
     self.dominantShare = dominantShare
     self.causeShare = causeShare
     self.irregularRhythmMedianDifference = irregularRhythmMedianDifference
+    self.noisyExtraPeaksPerBeat = noisyExtraPeaksPerBeat
+    self.noisyShapeMatch = noisyShapeMatch
   }
 }
 

@@ -16,6 +16,8 @@ public struct HRVWindowing: Sendable {
   public private(set) var nextEndSeconds: Double
 
   private var intervals: [InterBeatInterval] = []
+  /// What each beat showed of the pulse under it (`noteBeat`), in time order.
+  private var beats: [BeatEvidence] = []
   /// Signal state changes (time, state), in time order; the first one is the state from time 0.
   private var states: [(seconds: Double, state: WindowQuality)] = [(0, .good)]
 
@@ -36,6 +38,13 @@ public struct HRVWindowing: Sendable {
   /// Adds a judged interval (in time order).
   public mutating func add(_ interval: InterBeatInterval) {
     intervals.append(interval)
+  }
+
+  /// A beat at `seconds` (in time order): the peaks turned away before it beyond the pulse's secondary wave, and its
+  /// match with the pulse template (r² × 256, −1 when not judged). See `HRVWindowConfiguration.noisyShapeMatch`.
+  public mutating func noteBeat(atSeconds seconds: Double, extraPeaks: Int, shapeQ8: Int) {
+    beats.append(
+      BeatEvidence(seconds: seconds, extraPeaks: Int16(clamping: extraPeaks), shapeQ8: Int16(clamping: shapeQ8)))
   }
 
   /// The signal is in `state` from `seconds` on (`.good` = usable).
@@ -84,7 +93,8 @@ public struct HRVWindowing: Sendable {
     let coverage = cleanMilliseconds / (configuration.lengthSeconds * 1000)
     let quality = judge(
       shares: stateShares(from: start, to: end), coverage: coverage, metrics: metrics, clean: clean,
-      rejected: rejected, irregularity: Self.medianSuccessiveDifference(inside))
+      rejected: rejected, irregularity: Self.medianSuccessiveDifference(inside),
+      buried: pulseBuried(from: start, to: end))
     var stress: StressResult?
     if quality == .good, let metrics {
       let total = Double(inside.count)
@@ -100,7 +110,8 @@ public struct HRVWindowing: Sendable {
   // MARK: - Private
 
   private func judge(
-    shares: StateShares, coverage: Double, metrics: HRVMetrics?, clean: Int, rejected: Int, irregularity: Double?
+    shares: StateShares, coverage: Double, metrics: HRVMetrics?, clean: Int, rejected: Int, irregularity: Double?,
+    buried: Bool
   ) -> WindowQuality {
     let c = configuration
     let noContact = shares.noContact
@@ -123,7 +134,38 @@ public struct HRVWindowing: Sendable {
         .max { $0.1 < $1.1 }!
       return share >= c.causeShare ? cause : .insufficientBeats
     }
-    return .good
+    // Last: only a window that would be scored can be poor this way.
+    return buried ? .poorSignal : .good
+  }
+
+  /// Fewest beats the template judged in a window for their shapes to say anything.
+  public static let minimumJudgedBeats = 4
+
+  /// Whether the window's beats show a pulse buried in noise: turned-away peaks between beats, and shapes unlike the
+  /// pulse's (`HRVWindowConfiguration.noisyShapeMatch`).
+  private func pulseBuried(from start: Double, to end: Double) -> Bool {
+    let c = configuration
+    var low = 0
+    var high = beats.count
+    while low < high {
+      let middle = (low + high) / 2
+      if beats[middle].seconds < start { low = middle + 1 } else { high = middle }
+    }
+    var count = 0, extra = 0, judged = 0, unlike = 0
+    let unlikeBelow = Int16(clamping: Int((c.noisyShapeMatch * 256).rounded()))
+    var i = low
+    while i < beats.count && beats[i].seconds < end {
+      let b = beats[i]
+      count += 1
+      extra += Int(b.extraPeaks)
+      if b.shapeQ8 >= 0 {
+        judged += 1
+        if b.shapeQ8 < unlikeBelow { unlike += 1 }
+      }
+      i += 1
+    }
+    guard count > 0, judged >= Self.minimumJudgedBeats else { return false }
+    return Double(extra) >= c.noisyExtraPeaksPerBeat * Double(count) && unlike * 2 > judged
   }
 
   /// Median |successive difference| of the plausible intervals (clean or rejected: the cleaner rejects the
@@ -182,6 +224,11 @@ public struct HRVWindowing: Sendable {
     } else {
       intervals.removeAll(keepingCapacity: true)
     }
+    if let firstKept = beats.firstIndex(where: { $0.seconds >= seconds }) {
+      if firstKept > 0 { beats.removeFirst(firstKept) }
+    } else {
+      beats.removeAll(keepingCapacity: true)
+    }
     if let lastBefore = states.lastIndex(where: { $0.seconds <= seconds }), lastBefore > 0 {
       states.removeFirst(lastBefore)
     }
@@ -203,4 +250,11 @@ private struct StateShares {
     case .good, .insufficientBeats, .irregularRhythm: break
     }
   }
+}
+
+/// One beat's evidence about the pulse under it (`HRVWindowing.noteBeat`).
+private struct BeatEvidence {
+  var seconds: Double
+  var extraPeaks: Int16
+  var shapeQ8: Int16
 }

@@ -7,7 +7,8 @@ public enum WindowQuality: String, Sendable, CaseIterable, Codable {
   case noContact = "no_contact"
   /// The ADC is at its rails (too much light or LED current).
   case saturated
-  /// Motion or noise: too many beats rejected as artefacts.
+  /// Motion or noise: too many beats rejected as artefacts, the detector without a steady rhythm, or a pulse buried
+  /// in noise (peaks between the beats and beats unlike the pulse).
   case poorSignal = "poor_signal"
   /// Too few clean beats in the window (gaps, dropouts, start-up).
   case insufficientBeats = "insufficient_beats"

@@ -92,4 +92,37 @@ struct HRVWindowingTests {
     }
     #expect(windows(nn).allSatisfy { $0.quality == .good })
   }
+
+  @Test("A pulse buried in noise (peaks between beats and beats unlike the pulse) is poor signal; either alone is not")
+  func pulseBuriedInNoise() throws {
+    let nn = try SharedData.column("rr/pyhrv_nni_short.csv")
+    let judged = clean(beats(nn))
+    let config = HRVWindowConfiguration()
+    // `extraEvery`: one turned-away peak every this many beats (0: none); `shape`: each beat's r² × 256, every
+    // third beat judged by the template (as the detector samples beats on the rhythm).
+    func window(extraEvery: Int, shape: Int, judgedEvery: Int = 3) -> HRVWindowSummary {
+      var windowing = HRVWindowing(configuration: config)
+      for (k, interval) in judged.enumerated() {
+        windowing.noteBeat(
+          atSeconds: interval.endSeconds, extraPeaks: extraEvery > 0 && k % extraEvery == 0 ? 1 : 0,
+          shapeQ8: k % judgedEvery == 0 ? shape : -1)
+        windowing.add(interval)
+      }
+      return windowing.summary(endingAt: 120)
+    }
+    let unlike = Int(config.noisyShapeMatch * 256) - 20
+    let like = 250
+    // Given one extra peak in every 8 beats (0.125 per beat, above the 0.08 at which the window is doubted)
+    // When more than half of the judged beats are unlike the pulse, Then the window is poor signal and unscored
+    let buried = window(extraEvery: 8, shape: unlike)
+    #expect(buried.quality == .poorSignal && buried.stress == nil)
+    // But the same peaks with beats that keep the pulse's shape (a slow pulse's late wave) are scored
+    #expect(window(extraEvery: 8, shape: like).quality == .good)
+    // And unlike beats without peaks between them (motion bends the shape) are scored
+    #expect(window(extraEvery: 0, shape: unlike).quality == .good)
+    // And one peak in 20 beats (0.05 per beat: a real recording's stray artefacts) is scored
+    #expect(window(extraEvery: 20, shape: unlike).quality == .good)
+    // And too few judged beats (fewer than HRVWindowing.minimumJudgedBeats) say nothing
+    #expect(window(extraEvery: 8, shape: unlike, judgedEvery: 1_000).quality == .good)
+  }
 }

@@ -65,8 +65,9 @@ struct EvaluationSetAccuracyTests {
   @Test("What the device shows: noisy, AF-like and lifted stretches uncategorised, clean sinus stretches shown")
   func shownWindows() {
     let all = EvalSummary(Self.scores)
-    // Measured 0.667 / 1.0 / 0.992 (the target for clean stretches, 0.95, is met in sinus rhythm).
-    #expect((all.noisyUncategorised ?? 0) >= 0.6, "noisy windows uncategorised \(all.noisyUncategorised ?? -1)")
+    // Measured 0.762 / 1.0 / 0.992 (the target for clean stretches, 0.95, is met in sinus rhythm). Noisy windows
+    // uncategorised: 0.667 before a pulse buried in noise made a window poor signal (`noisyShapeMatch`).
+    #expect((all.noisyUncategorised ?? 0) >= 0.74, "noisy windows uncategorised \(all.noisyUncategorised ?? -1)")
     #expect((all.liftedUncategorised ?? 0) >= 0.95, "lifted windows uncategorised \(all.liftedUncategorised ?? -1)")
     let sinus = EvalSummary(Self.scores.filter { $0.condition != .af })
     #expect((sinus.cleanShown ?? 0) >= 0.95, "clean windows shown in sinus rhythm \(sinus.cleanShown ?? -1)")
@@ -74,8 +75,8 @@ struct EvaluationSetAccuracyTests {
     let af = Self.scores.filter { $0.condition == .af }.flatMap(\.windows)
     let afShown = Double(af.filter(\.shown).count) / Double(max(af.count, 1))
     #expect(!af.isEmpty && afShown <= 0.1, "AF-like windows shown \(afShown)")
-    // Target 0.98, not met on this subset (measured 0.964: its 120 s records give 166 windows, and one artefact stays
-    // in up to six of them; on the whole set 0.978, docs/detector.md §7).
-    #expect((all.sdnnWithin10 ?? 0) >= 0.95, "shown windows with SDNN within 10 % \(all.sdnnWithin10 ?? -1)")
+    // Target 0.98: measured 0.988 (0.982 without the noise rule; 0.964 when this was first written: the subset's
+    // 120 s records give few windows, and one artefact stays in up to six of them).
+    #expect((all.sdnnWithin10 ?? 0) >= 0.98, "shown windows with SDNN within 10 % \(all.sdnnWithin10 ?? -1)")
   }
 }
