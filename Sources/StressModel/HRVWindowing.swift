@@ -70,7 +70,8 @@ public struct HRVWindowing: Sendable {
   public func summary(endingAt end: Double) -> HRVWindowSummary {
     let start = end - configuration.lengthSeconds
     // Intervals are kept in time order, so the window's are one stretch of them.
-    let inside = intervals[firstIndex(endingAtOrAfter: start)..<firstIndex(endingAtOrAfter: end)]
+    let first = intervals.firstIndex(timedAtOrAfter: start) { $0.endSeconds }
+    let inside = intervals[first..<intervals.firstIndex(timedAtOrAfter: end) { $0.endSeconds }]
     // The clean intervals in order, and whether each continues a run (what `cleanRuns` would group).
     var cleanMs: [Double] = []
     var continuesRun: [Bool] = []
@@ -91,10 +92,11 @@ public struct HRVWindowing: Sendable {
     let rejected = inside.count - clean
     let metrics = HRVMetrics(orderedMs: cleanMs, continuesRun: continuesRun)
     let coverage = cleanMilliseconds / (configuration.lengthSeconds * 1000)
-    let quality = judge(
+    var quality = judge(
       shares: stateShares(from: start, to: end), coverage: coverage, metrics: metrics, clean: clean,
-      rejected: rejected, irregularity: Self.medianSuccessiveDifference(inside),
-      buried: pulseBuried(from: start, to: end))
+      rejected: rejected, irregularity: Self.medianSuccessiveDifference(inside))
+    // Last, and only for a window that would be scored: a pulse buried in noise.
+    if quality == .good && pulseBuried(from: start, to: end) { quality = .poorSignal }
     var stress: StressResult?
     if quality == .good, let metrics {
       let total = Double(inside.count)
@@ -110,8 +112,7 @@ public struct HRVWindowing: Sendable {
   // MARK: - Private
 
   private func judge(
-    shares: StateShares, coverage: Double, metrics: HRVMetrics?, clean: Int, rejected: Int, irregularity: Double?,
-    buried: Bool
+    shares: StateShares, coverage: Double, metrics: HRVMetrics?, clean: Int, rejected: Int, irregularity: Double?
   ) -> WindowQuality {
     let c = configuration
     let noContact = shares.noContact
@@ -134,8 +135,7 @@ public struct HRVWindowing: Sendable {
         .max { $0.1 < $1.1 }!
       return share >= c.causeShare ? cause : .insufficientBeats
     }
-    // Last: only a window that would be scored can be poor this way.
-    return buried ? .poorSignal : .good
+    return .good
   }
 
   /// Fewest beats the template judged in a window for their shapes to say anything.
@@ -145,15 +145,9 @@ public struct HRVWindowing: Sendable {
   /// pulse's (`HRVWindowConfiguration.noisyShapeMatch`).
   private func pulseBuried(from start: Double, to end: Double) -> Bool {
     let c = configuration
-    var low = 0
-    var high = beats.count
-    while low < high {
-      let middle = (low + high) / 2
-      if beats[middle].seconds < start { low = middle + 1 } else { high = middle }
-    }
     var count = 0, extra = 0, judged = 0, unlike = 0
     let unlikeBelow = Int16(clamping: Int((c.noisyShapeMatch * 256).rounded()))
-    var i = low
+    var i = beats.firstIndex(timedAtOrAfter: start) { $0.seconds }
     while i < beats.count && beats[i].seconds < end {
       let b = beats[i]
       count += 1
@@ -193,17 +187,6 @@ public struct HRVWindowing: Sendable {
     return medianDifference / medianLength
   }
 
-  /// The index of the first kept interval ending at or after `seconds` (the end index when none does).
-  private func firstIndex(endingAtOrAfter seconds: Double) -> Int {
-    var low = 0
-    var high = intervals.count
-    while low < high {
-      let middle = (low + high) / 2
-      if intervals[middle].endSeconds < seconds { low = middle + 1 } else { high = middle }
-    }
-    return low
-  }
-
   /// Share of [start, end) spent in each state.
   private func stateShares(from start: Double, to end: Double) -> StateShares {
     var shares = StateShares()
@@ -219,16 +202,8 @@ public struct HRVWindowing: Sendable {
 
   /// Drops intervals and state changes no future window needs (keeping the state in force at `seconds`).
   private mutating func prune(before seconds: Double) {
-    if let firstKept = intervals.firstIndex(where: { $0.endSeconds >= seconds }) {
-      if firstKept > 0 { intervals.removeFirst(firstKept) }
-    } else {
-      intervals.removeAll(keepingCapacity: true)
-    }
-    if let firstKept = beats.firstIndex(where: { $0.seconds >= seconds }) {
-      if firstKept > 0 { beats.removeFirst(firstKept) }
-    } else {
-      beats.removeAll(keepingCapacity: true)
-    }
+    intervals.removeTimed(before: seconds) { $0.endSeconds }
+    beats.removeTimed(before: seconds) { $0.seconds }
     if let lastBefore = states.lastIndex(where: { $0.seconds <= seconds }), lastBefore > 0 {
       states.removeFirst(lastBefore)
     }
@@ -257,4 +232,29 @@ private struct BeatEvidence {
   var seconds: Double
   var extraPeaks: Int16
   var shapeQ8: Int16
+}
+
+/// Intervals and beats are kept in time order: a window's are one stretch, found by bisection.
+extension Array {
+  /// The index of the first element timed at or after `seconds` (the end index when none is).
+  @inline(__always)
+  fileprivate func firstIndex(timedAtOrAfter seconds: Double, _ time: (Element) -> Double) -> Int {
+    var low = 0
+    var high = count
+    while low < high {
+      let middle = (low + high) / 2
+      if time(self[middle]) < seconds { low = middle + 1 } else { high = middle }
+    }
+    return low
+  }
+
+  /// Drops the elements timed before `seconds`, keeping the storage.
+  fileprivate mutating func removeTimed(before seconds: Double, _ time: (Element) -> Double) {
+    let firstKept = firstIndex(timedAtOrAfter: seconds, time)
+    if firstKept == count {
+      removeAll(keepingCapacity: true)
+    } else if firstKept > 0 {
+      removeFirst(firstKept)
+    }
+  }
 }
