@@ -29,7 +29,8 @@
 /// The reference m is the median of the last three clean intervals and of the plausible intervals two to four
 /// after x (x and y themselves are left out: a premature beat or an extra detection disturbs both). A
 /// compensatory pair is compared with its own neighbours' sum (the clean interval before and the one after),
-/// which follows respiratory swings better than 2m. Judging an interval therefore waits for `lookAhead`
+/// which follows respiratory swings better than 2m, unless the interval after the pair is itself far off (a missed
+/// beat after a misplaced one): then 2m. Judging an interval therefore waits for `lookAhead`
 /// successors; a gap (`breakSegment`) or `finish` judges the waiting ones with what is there. Nothing is
 /// stitched across a gap. Measured on the real NN series and on injected artefacts in docs/detector.md.
 public struct IBICleaner: Sendable {
@@ -91,6 +92,10 @@ public struct IBICleaner: Sendable {
   /// pulse's size changes by tens of per cent from beat to beat, with breathing by up to about twice; a movement
   /// of the finger moves the light many times more. Its time is not the pulse's either way.
   public static let outsizedRatio = 3.0
+  /// A beat this many times the median is past anything breathing makes (a deep breath's baseline, which the
+  /// band-pass only partly removes, swings a pulse's rise up to about 4×): a movement's largest swing. A movement
+  /// starts before its largest swing, so the interval ending at the beat before is set aside too.
+  public static let movementOnsetRatio = 4.0
   /// A beat under this share of that median is weak: a premature beat is (its ventricle had less time to fill), so
   /// a short interval ending at one may form a premature pair whose sum misses by up to `weakPairTolerance` τ.
   public static let weakRatio = 0.8
@@ -149,13 +154,17 @@ public struct IBICleaner: Sendable {
   /// A beat at `seconds` (stream timeline, increasing), of `size` (the pulse's amplitude in any unit, the same
   /// for every beat; nil when not known). Emits the intervals that can now be judged. Both intervals at an
   /// outsized beat (`outsizedRatio`) are `outsizedBeat`, and so is the one after them: the movement goes on past
-  /// its largest swing and places the next beat too. A weak beat (`weakRatio`) widens the premature-pair test.
+  /// its largest swing and places the next beat too. Beyond `movementOnsetRatio` the interval before them is as well.
+  /// A weak beat (`weakRatio`) widens the premature-pair test.
   public mutating func addBeat(atSeconds seconds: Double, size: Double? = nil, _ emit: (InterBeatInterval) -> Void) {
     let ratio = size.flatMap { sizeRatio($0) }
     let outsized = (ratio ?? 0) > Self.outsizedRatio
     let weak = (ratio ?? 1) < Self.weakRatio
     let setAside = outsized || outsizedIntervalsLeft > 0
     outsizedIntervalsLeft = outsized ? 2 : max(0, outsizedIntervalsLeft - 1)
+    if (ratio ?? 0) > Self.movementOnsetRatio, let newest = waiting.last, newest.end == lastBeat {
+      waiting[waiting.count - 1].outsized = true
+    }
     defer { lastBeat = seconds }
     guard let previous = lastBeat, seconds > previous else { return }
     waiting.append((previous, seconds, setAside, weak))
@@ -263,9 +272,11 @@ public struct IBICleaner: Sendable {
     let previousClean = lastWasClean ? newestClean() : nil
     // Two normal intervals around here: the clean one before and the one after the pair, else 2m.
     var pairSum = 2.0
-    if let previousClean, waiting.count > 2, isPlausible(milliseconds(2)) { pairSum = (previousClean + milliseconds(2)) / m }
     // The interval after the pair, in reference intervals (nil at a segment's end).
     let c: Double? = waiting.count > 2 ? milliseconds(2) / m : nil
+    if let previousClean, let c, isPlausible(milliseconds(2)), !isFarOff(c, d: d) {
+      pairSum = previousClean / m + c
+    }
     var verdict = InterBeatInterval.Verdict.clean
     var pairs = false
     if let b, a < 1 - d, b < 1 - d / 2, abs(a + b - 1) < tolerance {
@@ -295,7 +306,7 @@ public struct IBICleaner: Sendable {
     {
       verdict = .misplacedBeat
       pairs = true
-    } else if a < 1 - 2.5 * d || a > 1 + 3 * d {
+    } else if isFarOff(a, d: d) {
       verdict = .irregular
     }
     if pairs { pairedVerdict = verdict }
@@ -308,6 +319,9 @@ public struct IBICleaner: Sendable {
   }
 
   private func newestClean() -> Double? { clean.newest }
+
+  /// Whether an interval of `a` reference intervals is far off them without a pattern (`irregular`).
+  private func isFarOff(_ a: Double, d: Double) -> Bool { a < 1 - 2.5 * d || a > 1 + 3 * d }
 
   /// Whether intervals b, c (in reference intervals) are an extra detection or a compensatory premature beat.
   private func startsArtefact(_ b: Double, _ c: Double?, d: Double, jump: Double) -> Bool {

@@ -174,6 +174,22 @@ struct IBICleanerTests {
     #expect(judged[119].isClean && judged[122].isClean)
   }
 
+  @Test("A beat found late and the next one missed: the long and short interval are a pair, the missed beat its own")
+  func lateBeatThenAMissedOne() throws {
+    let nn = try SharedData.column("rr/systole_rr.csv")
+    // Beat 121 is found 30 % of an interval late (motion moved the peak) and beat 123 is missed: about 1.3, 0.7 and 2
+    // intervals. The pair's neighbours' sum is not the clean one before and the next one: that one spans two.
+    var intervals = nn
+    let late = 0.3 * nn[120]
+    intervals[120] += late
+    intervals[121] -= late
+    intervals[122] += intervals.remove(at: 123)
+    let judged = Self.clean(Self.beats(intervals))
+    #expect(judged[120].verdict == .misplacedBeat && judged[121].verdict == .misplacedBeat)
+    #expect(judged[122].verdict == .missedBeat)
+    #expect(judged[119].isClean && judged[123].isClean)
+  }
+
   @Test("Verdicts come at most four beats late, in order; a segment break judges the waiting ones")
   func boundedDelay() throws {
     let nn = try SharedData.column("rr/pyhrv_nni_short.csv")
@@ -237,24 +253,30 @@ struct IBICleanerTests {
   }
 
   @Test(
-    "A beat over three times the recent beats' size is motion: its intervals and the next are set aside, nothing else")
+    "A beat over three times the recent beats' size is motion: its intervals and the next are set aside, over four times the one before too, nothing else")
   func outsizedBeatIsMotion() throws {
     let nn = try SharedData.column("rr/systole_rr.csv")
     let times = Self.beats(nn)
     // Sizes swing with breathing (0.6 to 1.6, a period of 4.3 beats) and from beat to beat (±15 %, seeded):
-    // never outsized. Beat 100 is a movement, 3.5 times the size around it.
+    // never outsized. Beat 100 is a movement 3.5 times the median size of the eight before it, beat 150 one 6 times.
     var random = SplitMix64(seed: 5)
     var sizes = times.indices.map { i in
       let unit = Double(random.next() >> 11) / Double(1 << 53)
       return (1.1 + 0.5 * sin(2 * Double.pi * Double(i) / 4.3)) * (0.85 + 0.3 * unit)
     }
-    sizes[100] = 3.5 * sizes[99]
+    func medianBefore(_ i: Int) -> Double {
+      let recent = sizes[(i - 8)..<i].sorted()
+      return (recent[3] + recent[4]) / 2
+    }
+    sizes[100] = 3.5 * medianBefore(100)
+    sizes[150] = 6 * medianBefore(150)
     var cleaner = IBICleaner()
     var judged: [InterBeatInterval] = []
     for (t, size) in zip(times, sizes) { cleaner.addBeat(atSeconds: t, size: size) { judged.append($0) } }
     cleaner.finish { judged.append($0) }
-    // Its two intervals and the one after them (the movement goes on past its largest swing).
-    let motion = 99...101
+    // Each one's two intervals and the one after them (the movement goes on past its largest swing); past
+    // `movementOnsetRatio` the one before them as well (the movement began before its largest swing).
+    let motion = Set(99...101).union(148...151)
     #expect(motion.allSatisfy { judged[$0].verdict == .outsizedBeat })
     #expect(!judged.indices.contains { !motion.contains($0) && judged[$0].verdict == .outsizedBeat })
     // The same beats without sizes: judged as before, by timing alone.
