@@ -6,7 +6,7 @@ import StressModel
 /// host compares bits, not decimal renderings, and enumerations as their index in `allCases`
 /// (Tests/EmbeddedTests/FirmwareOutput.swift parses them):
 ///
-///     B positionQ16 reportedAt amplitudeQ8 upslopeQ8 recovered replaces extra shape seconds latency
+///     B positionQ16 reportedAt amplitudeQ8 upslopeQ8 recovered replaces extra shape irregular seconds latency
 ///                                                                           a beat (flags 0 or 1)
 ///     I start end verdict segment                                          a judged interval
 ///     Q quality at                                                          a detector state change
@@ -34,6 +34,7 @@ struct EventWriter {
       integer(b.beat.replacesPrevious ? 1 : 0)
       integer(Int64(b.beat.extraPeaks))
       integer(Int64(b.beat.shapeQ8))
+      integer(b.beat.rhythmTurnedIrregular ? 1 : 0)
       bits(b.seconds)
       bits(b.latencySeconds)
     case .interval(let i):

@@ -15,8 +15,9 @@ public struct AnalysisRecord: Sendable {
   public private(set) var intervals: [InterBeatInterval] = []
   /// Finished windows in order.
   public private(set) var windows: [HRVWindowSummary] = []
-  /// Quality changes (state, stream seconds) in order.
-  public private(set) var qualityChanges: [(quality: SignalQuality, seconds: Double)] = []
+  /// Quality changes (state, stream seconds) in order; `rhythmOnly`: a poor signal the detector called for the
+  /// rhythm alone, the pulse clean (`DetectedBeat.rhythmTurnedIrregular` on the beat before it).
+  public private(set) var qualityChanges: [(quality: SignalQuality, seconds: Double, rhythmOnly: Bool)] = []
   /// Lost samples reported by the source.
   public private(set) var lostSamples = 0
 
@@ -60,7 +61,9 @@ public struct AnalysisRecord: Sendable {
       }
       intervals.append(interval)
     case .window(let window): windows.append(window)
-    case .quality(let quality, let seconds): qualityChanges.append((quality, seconds))
+    case .quality(let quality, let seconds):
+      let afterIrregularBeat = beats.last.map { $0.beat.rhythmTurnedIrregular } ?? false
+      qualityChanges.append((quality, seconds, quality == .poorSignal && afterIrregularBeat))
     case .gap(let samples, _): lostSamples += samples
     }
   }
@@ -98,7 +101,7 @@ public struct AnalysisRecord: Sendable {
   /// weaker than the beats on either side: noise that passed the detector is smaller than the pulse, whereas in
   /// a fast irregular rhythm two short intervals in a row are real and their middle beat is not the weakest.
   /// In an irregular rhythm (AF) it often is: a short-coupled beat had less time to fill. Such a beat is kept
-  /// when the detector called the signal good there, it stands at least half as high as the smaller of its
+  /// where the pulse was clean (`cleanPulse`), it stands at least half as high as the smaller of its
   /// neighbours, and it rose with their stroke (`hasVentricularStroke`); noise on a good signal is smaller, or rises
   /// slowly.
   private mutating func markExtraBeat(between first: InterBeatInterval, and second: InterBeatInterval) {
@@ -107,7 +110,7 @@ public struct AnalysisRecord: Sendable {
     else { return }
     let before = beats[start].beat, beat = beats[middle].beat, after = beats[end].beat
     guard beat.amplitudeQ8 < before.amplitudeQ8 && beat.amplitudeQ8 < after.amplitudeQ8 else { return }
-    let shortCoupled = quality(atSeconds: beats[middle].seconds) == .good
+    let shortCoupled = cleanPulse(atSeconds: beats[middle].seconds)
       && beat.amplitudeQ8 &* 2 >= min(before.amplitudeQ8, after.amplitudeQ8)
       && Self.hasVentricularStroke(beat, between: before, and: after)
     if !shortCoupled { isArtefact[middle] = true }
@@ -123,9 +126,10 @@ public struct AnalysisRecord: Sendable {
     return riseTime(beat) * 2 <= riseTime(before) + riseTime(after)
   }
 
-  /// The detector's signal state at `seconds` (settling before its first report).
-  private func quality(atSeconds seconds: Double) -> SignalQuality {
-    qualityChanges.last(where: { $0.seconds <= seconds })?.quality ?? .settling
+  /// Whether the pulse was clean at `seconds`: the detector called the signal good, or poor for its rhythm alone.
+  private func cleanPulse(atSeconds seconds: Double) -> Bool {
+    guard let change = qualityChanges.last(where: { $0.seconds <= seconds }) else { return false }
+    return change.quality == .good || change.rhythmOnly
   }
 
   /// `first` is the short interval of a premature-beat pair: the beat it starts from should be a sinus beat, as

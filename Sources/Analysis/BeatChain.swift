@@ -18,6 +18,9 @@ public struct BeatChain: Sendable {
   /// as poor signal (`longestSettlingSeconds`).
   private var settlingSince: Double?
   private var settlingCalledPoor = false
+  /// The last beat made the detector call the rhythm irregular (`DetectedBeat.rhythmTurnedIrregular`): the poor
+  /// signal reported next is the rhythm's, not a break in the pulse.
+  private var lastBeatTurnedRhythmIrregular = false
 
   /// A detector settles for a few beats after a start or a restart: two intervals in a row on one rhythm make its
   /// signal good (`BeatDetector.updateQualityFromRhythm`), which a pulse gives within about five seconds, at 40 bpm
@@ -78,6 +81,7 @@ public struct BeatChain: Sendable {
     switch event {
     case .beat(let beat):
       beatCount += 1
+      lastBeatTurnedRhythmIrregular = beat.rhythmTurnedIrregular
       let time = beat.position / rateHz
       sink(.beat(AnalysisBeat(beat: beat, seconds: time, latencySeconds: Double(beat.reportedAt) / rateHz - time)))
       // A beat recovered by search-back counts as a beat, but HRV does not lean on it: the detector turned it away
@@ -95,11 +99,16 @@ public struct BeatChain: Sendable {
       }
     case .quality(let quality, let at):
       let time = Double(at) / rateHz
-      if quality != .good && quality != .clipped {
-        // The detector restarted or stopped: the rhythm is broken there, never stitched across.
+      if quality == .poorSignal && lastBeatTurnedRhythmIrregular {
+        // Early beats on a clean pulse: the intervals go on, and their patterns tell the early beats apart.
+        cleaner.noteIrregularRhythm()
+      } else if quality != .good && quality != .clipped {
+        // The detector restarted or stopped, or noise or motion rides on the pulse: the rhythm is broken there, never
+        // stitched across.
         let lost = quality == .noContact || quality == .saturated
         breakSegment(contactLostAt: lost ? time : nil, sink)
       }
+      lastBeatTurnedRhythmIrregular = false
       windowing.setSignalState(PulseAnalyzer.windowState(quality), atSeconds: time)
       noteState(quality, atSeconds: time)
       sink(.quality(quality, atSeconds: time))

@@ -244,7 +244,11 @@ extension BeatDetector {
     let misshapen = rhythm.misshapenBits != 0
     let noisy = secondary.extraTotal >= BeatDetectorTuning.noisyExtraPeaks || misshapen
     if quality == .good {
-      if rhythm.isClearlyIrregular || noisy { setQuality(.poorSignal, at: position &- 1) }
+      if rhythm.isClearlyIrregular || noisy {
+        // The beat that made it so is still in the outbox (`becomeLastBeat` reported it just now).
+        if !noisy { outbox.readyBeat?.rhythmTurnedIrregular = true }
+        setQuality(.poorSignal, at: position &- 1)
+      }
     } else if rhythm.isSteady && quietSpans {
       setQuality(.good, at: position &- 1)
     }

@@ -18,7 +18,8 @@
 ///   or a short (beyond d), then b over 1.5 with a + b within τ of a whole number (3 or more): a beat found early
 ///   and the next one missed;
 /// - **irregular**: no pattern, but far off (a < 1 − 2.5d or a > 1 + 3d): noise, unexplained, or the long
-///   interval of a premature beat the pair test missed.
+///   interval of a premature beat the pair test missed; or no pattern and the interval after the beat at which the
+///   detector found the rhythm clearly irregular while the pulse stayed clean (`noteIrregularRhythm`).
 /// Everything else is clean, however far it swings: a real isolated long interval returns to normal after it,
 /// it is not followed by a short one. "Short" and "long" mean beyond d, a time-varying threshold (Kubios' idea):
 /// d = 3 × the robust spread (1.4826 × median |a − 1|) of the last 60 clean intervals, kept in 0.12...0.2, so a
@@ -114,10 +115,12 @@ public struct IBICleaner: Sendable {
   private var lastBeat: Double?
   /// Intervals waiting for their verdict, oldest first (at most `lookAhead` + 1), whether a beat bounding it is
   /// outsized, and whether its end beat is weak.
-  private var waiting: [(start: Double, end: Double, outsized: Bool, weakEnd: Bool)] = []
+  private var waiting: [(start: Double, end: Double, outsized: Bool, weakEnd: Bool, offRhythm: Bool)] = []
   /// Intervals after the last beat still set aside for an outsized beat before it; the sizes of recent beats that
   /// were not outsized.
   private var outsizedIntervalsLeft = 0
+  /// The interval the next beat closes follows the beat at which the detector found the rhythm irregular.
+  private var nextIsOffRhythm = false
   private var sizes: RecentValues
   /// The verdict the oldest waiting interval already has (the second of a pair), if any.
   private var pairedVerdict: InterBeatInterval.Verdict?
@@ -167,7 +170,8 @@ public struct IBICleaner: Sendable {
     }
     defer { lastBeat = seconds }
     guard let previous = lastBeat, seconds > previous else { return }
-    waiting.append((previous, seconds, setAside, weak))
+    waiting.append((previous, seconds, setAside, weak, nextIsOffRhythm))
+    nextIsOffRhythm = false
     while waiting.count > Self.lookAhead { judgeNext(emit) }
   }
 
@@ -183,6 +187,15 @@ public struct IBICleaner: Sendable {
     lastBeat = seconds
   }
 
+  /// The detector found the rhythm clearly irregular at the last beat while the pulse stayed clean: premature beats or
+  /// AF, not a gap. The segment goes on (breaking it would drop the early beat's short interval and leave its pause
+  /// without the pattern that explains it), but the interval the next beat closes is not clean on its own: as part of
+  /// a pattern it takes the pattern's verdict, else it is `irregular`. (Motion often begins the same way; there the
+  /// next interval is the movement's.)
+  public mutating func noteIrregularRhythm() {
+    if lastBeat != nil { nextIsOffRhythm = true }
+  }
+
   /// A gap or a detector restart: judges what waits, and the next beat starts a new segment. `contactLostAtSeconds`:
   /// the restart is a lost contact (a lifted finger, saturated light) found from there; the intervals ending less
   /// than `contactEdgeSeconds` before it are `contactLost`, not judged.
@@ -195,6 +208,7 @@ public struct IBICleaner: Sendable {
     lastWasClean = false
     pairedVerdict = nil
     lastBeat = nil
+    nextIsOffRhythm = false
     outsizedIntervalsLeft = 0
     segment += 1
   }
@@ -306,7 +320,7 @@ public struct IBICleaner: Sendable {
     {
       verdict = .misplacedBeat
       pairs = true
-    } else if isFarOff(a, d: d) {
+    } else if isFarOff(a, d: d) || waiting[0].offRhythm {
       verdict = .irregular
     }
     if pairs { pairedVerdict = verdict }

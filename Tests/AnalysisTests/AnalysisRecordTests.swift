@@ -23,15 +23,17 @@ struct AnalysisRecordTests {
   static func splitInterval(middle: Int64, riseSamples: Int64 = 4, quality: SignalQuality? = nil) -> AnalysisRecord {
     var record = AnalysisRecord()
     if let quality { record.add(.quality(quality, atSeconds: 0)) }
-    for event in [
+    for event in splitEvents(middle: middle, riseSamples: riseSamples) { record.add(event) }
+    return record
+  }
+
+  static func splitEvents(middle: Int64, riseSamples: Int64 = 4) -> [AnalysisEvent] {
+    [
       beat(0, amplitude: 1000), beat(1, amplitude: 1000), beat(1.4, amplitude: middle, riseSamples: riseSamples),
       interval(0, 1, .clean),
       beat(2, amplitude: 900), interval(1, 1.4, .extraBeat), interval(1.4, 2, .extraBeat), beat(3, amplitude: 1000),
       interval(2, 3, .clean),
-    ] {
-      record.add(event)
-    }
-    return record
+    ]
   }
 
   @Test("A detection that splits an interval and is weaker than both neighbours is left out of the reported beats")
@@ -51,7 +53,7 @@ struct AnalysisRecordTests {
     #expect(record.artefactCount == 0)
   }
 
-  @Test("In good signal, a weaker middle beat that rose with its neighbours' stroke is a short-coupled beat and kept")
+  @Test("In a clean pulse, a weaker middle beat that rose with its neighbours' stroke is a short-coupled beat and kept")
   func shortCoupledBeatKept() {
     // An AF beat that came early had less time to fill: smaller than both neighbours, as steep a stroke
     #expect(Self.splitInterval(middle: 600, quality: .good).artefactCount == 0)
@@ -62,6 +64,16 @@ struct AnalysisRecordTests {
     // Where the detector did not call the signal good, the weaker middle beat stays out whatever its shape
     #expect(Self.splitInterval(middle: 600, quality: .poorSignal).artefactCount == 1)
     #expect(Self.splitInterval(middle: 600).artefactCount == 1)
+    // ...unless that poor signal is the rhythm's alone: it followed a beat at which the detector found the rhythm
+    // irregular while the pulse stayed clean (AF)
+    var rhythmPoor = AnalysisRecord()
+    let turning = DetectedBeat(
+      positionQ16: -50 * 65_536, reportedAt: -30, amplitudeQ8: 1000, upslopeQ8: 250, rhythmTurnedIrregular: true)
+    rhythmPoor.add(.beat(AnalysisBeat(beat: turning, seconds: -0.5, latencySeconds: 0.2)))
+    rhythmPoor.add(.quality(.poorSignal, atSeconds: -0.3))
+    for event in Self.splitEvents(middle: 600) { rhythmPoor.add(event) }
+    #expect(rhythmPoor.artefactCount == 0)
+    #expect(rhythmPoor.qualityChanges.map(\.rhythmOnly) == [true])
   }
 
   /// Beats at 0, 1, 2 (with `start` amplitude), 2.3, 3.3 and 4.3 s; the cleaner reads 2-2.3 and 2.3-3.3 as a

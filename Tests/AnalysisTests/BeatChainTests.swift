@@ -63,4 +63,49 @@ struct BeatChainTests {
     let lost = Self.windows(changes: [(3, .good), (50, .settling)])
     #expect(lost.map(\.quality) == [.good, .good, .poorSignal, .poorSignal, .poorSignal])
   }
+
+  /// 30 s of beats at 0.9-0.98 s, reported 0.2 s after each peak, one batch per beat; right after the beat nearest
+  /// 15 s (marked `rhythmTurnedIrregular` when `rhythmOnly`) the detector reports a poor signal. The intervals.
+  static func intervals(poorAfterBeatRhythmOnly rhythmOnly: Bool) -> [InterBeatInterval] {
+    var chain = BeatChain(
+      rateHz: rate, reportDelaySamples: 60, cleaner: IBICleaner.Configuration(), windows: HRVWindowConfiguration(),
+      baseline: .default)
+    var intervals: [InterBeatInterval] = []
+    let sink = { (event: AnalysisEvent) in if case .interval(let i) = event { intervals.append(i) } }
+    var t = 0.5
+    var k = 0
+    var turned = false
+    while t < 30 {
+      let reported = Int64((t + 0.2) * rate)
+      var batch = DetectionBatch()
+      batch.startQuality = .good
+      batch.startPosition = reported
+      batch.endPosition = reported + 1
+      let poorNow = !turned && t >= 15
+      turned = turned || poorNow
+      batch.events.append(
+        .beat(
+          DetectedBeat(
+            positionQ16: Int64(t * rate * 65_536), reportedAt: reported, amplitudeQ8: 25_600, upslopeQ8: 2_560,
+            rhythmTurnedIrregular: poorNow && rhythmOnly)))
+      if poorNow { batch.events.append(.quality(.poorSignal, at: reported)) }
+      chain.consume(batch, sink)
+      k += 1
+      t += 0.9 + 0.02 * Double(abs(k % 8 - 4))
+    }
+    chain.finish(position: Int64(31 * rate), sink)
+    return intervals
+  }
+
+  @Test("A poor signal for the rhythm alone keeps the intervals' segment; one for noise breaks it there")
+  func rhythmOnlyPoorSignalKeepsTheSegment() {
+    let rhythm = Self.intervals(poorAfterBeatRhythmOnly: true)
+    let noise = Self.intervals(poorAfterBeatRhythmOnly: false)
+    // Early beats on a clean pulse: one segment, every interval there; the one after the beat is not clean alone
+    #expect(Set(rhythm.map(\.segment)) == [0])
+    #expect(rhythm.count == noise.count + 1)
+    #expect(rhythm.filter { !$0.isClean }.map { $0.startSeconds >= 15 && $0.startSeconds < 16 } == [true])
+    // Noise or motion: the rhythm is broken there, the interval across it dropped
+    #expect(Set(noise.map(\.segment)) == [0, 1])
+  }
 }

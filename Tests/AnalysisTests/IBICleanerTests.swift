@@ -190,6 +190,42 @@ struct IBICleanerTests {
     #expect(judged[119].isClean && judged[123].isClean)
   }
 
+  /// `times` through a cleaner that is told, after beat `at`, that the detector found the rhythm irregular there
+  /// (`noteIrregularRhythm`), or that broke its segment there.
+  static func cleanNoting(_ times: [Double], irregularAt at: Int, breaking: Bool = false) -> [InterBeatInterval] {
+    var cleaner = IBICleaner()
+    var out: [InterBeatInterval] = []
+    for (i, t) in times.enumerated() {
+      cleaner.addBeat(atSeconds: t) { out.append($0) }
+      if i == at {
+        if breaking { cleaner.breakSegment { out.append($0) } } else { cleaner.noteIrregularRhythm() }
+      }
+    }
+    cleaner.finish { out.append($0) }
+    return out
+  }
+
+  @Test("A rhythm called irregular goes on: an early beat after it still makes a pair, a lone interval is irregular")
+  func irregularRhythmKeepsTheSegment() throws {
+    let nn = try SharedData.column("rr/systole_rr.csv")
+    // Beat 121 comes 30 % early with a compensatory pause; the detector called the rhythm irregular at beat 120.
+    let times = Self.beats(Self.premature(nn, endingInterval: 120))
+    let noted = Self.cleanNoting(times, irregularAt: 120)
+    // Every interval is there, in one segment, and the early beat's two are the pair they are
+    #expect(noted.count == times.count - 1 && Set(noted.map(\.segment)).count == 1)
+    #expect(noted[120].verdict == .prematureBeat && noted[121].verdict == .prematureBeat)
+    #expect(noted.indices.allSatisfy { (120...121).contains($0) || noted[$0].isClean })
+    // A break there would drop the early beat's short interval and leave the pause to be judged on its own (on real
+    // pulses, where the cleaner's threshold is wider, it was often kept).
+    let broken = Self.cleanNoting(times, irregularAt: 120, breaking: true)
+    #expect(!broken.contains { $0.endSeconds == times[121] })
+    #expect(!broken.contains { $0.verdict == .prematureBeat })
+    // Without an early beat, the interval after the beat called irregular is set aside, nothing else.
+    let plain = Self.cleanNoting(Self.beats(nn), irregularAt: 60)
+    #expect(plain[60].verdict == .irregular)
+    #expect(plain.indices.allSatisfy { $0 == 60 || plain[$0].isClean })
+  }
+
   @Test("Verdicts come at most four beats late, in order; a segment break judges the waiting ones")
   func boundedDelay() throws {
     let nn = try SharedData.column("rr/pyhrv_nni_short.csv")

@@ -23,7 +23,7 @@ struct FirmwareOutput {
           positionQ16: try words.integer(), reportedAt: try words.integer(), amplitudeQ8: try words.integer(),
           upslopeQ8: try words.integer(), recovered: try words.integer() != 0,
           replacesPrevious: try words.integer() != 0, extraPeaks: UInt8(clamping: try words.integer()),
-          shapeQ8: Int16(clamping: try words.integer()))
+          shapeQ8: Int16(clamping: try words.integer()), rhythmTurnedIrregular: try words.integer() != 0)
         events.append(.beat(AnalysisBeat(beat: beat, seconds: try words.double(), latencySeconds: try words.double())))
       case "I":
         events.append(

@@ -29,8 +29,37 @@ struct IrregularRhythmTests {
     // left out when it is weaker than both neighbours (as noise is): 66 and 13. With the steep early beat from half
     // an interval (not 0.35) in an irregular rhythm too: 80 and 13; without the zones' rule as well: 85 and 13; in
     // good signal only, too: 95 and 13.
-    #expect(t.missed <= 44, "\(t.missed) of \(t.truths) true beats missed")
+    // 45 and 11 since a poor signal for the rhythm alone keeps the cleaner's segment (`BeatChain`): two short AF
+    // intervals in a row, now judged with the ones before them, made an extra-beat pair in good signal whose middle
+    // beat rose slower than its neighbours. (On the 120 s held-out records, seeds 1-24: 239 AF beats missed, 245
+    // before.)
+    #expect(t.missed <= 45, "\(t.missed) of \(t.truths) true beats missed")
     #expect(t.falseBeats <= 11, "\(t.falseBeats) false beats")
+  }
+
+  @Test("A poor signal is the rhythm's alone in an irregular rhythm on a clean pulse, not where noise rides on it")
+  func poorSignalByItsCause() throws {
+    func rhythmOnlyShare(_ condition: EvalCondition, noiseFree: Bool) throws -> (Double, Int) {
+      var poor = 0, rhythmOnly = 0
+      for rate in [50.0, 100, 200] {
+        for seed in 3...5 {
+          // Given 120 s records, at seeds the evaluation set does not use
+          let spec = EvalRecordSpec(condition: condition, rateHz: rate, seed: seed, durationSeconds: 120)
+          let record = try EvalSet.record(spec, noiseFree: noiseFree)
+          // When the chain runs, each poor signal says whether the beat before it made the rhythm irregular
+          let changes = try EvalAnalyzer.analysis(of: record).qualityChanges.filter { $0.quality == .poorSignal }
+          poor += changes.count
+          rhythmOnly += changes.count { $0.rhythmOnly }
+        }
+      }
+      return (Double(rhythmOnly) / Double(max(poor, 1)), poor)
+    }
+    // Then in an AF-like rhythm on a clean pulse every poor signal is the rhythm's (measured: all 39)
+    let af = try rhythmOnlyShare(.af, noiseFree: true)
+    #expect(af.1 >= 20 && af.0 >= 0.9, "share, count: \(af)")
+    // And where real sensor noise and white noise bury a weak pulse, few are (measured: none of 31)
+    let noisy = try rhythmOnlyShare(.noisy, noiseFree: false)
+    #expect(noisy.1 >= 10 && noisy.0 <= 0.2, "share, count: \(noisy)")
   }
 
   @Test("A span of about three intervals gives back two beats, mostly true ones")
