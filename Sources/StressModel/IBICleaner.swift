@@ -89,10 +89,13 @@ public struct IBICleaner: Sendable {
   /// How long before a lost contact is found a beat may be the light's fall: the detector finds it from a
   /// half-second block whose mean fell, and a finger takes up to about half a second to leave.
   public static let contactEdgeSeconds = 1.0
-  /// A beat this many times the median size of the last `sizeHistory` beats (those not outsized) is motion: a
-  /// pulse's size changes by tens of per cent from beat to beat, with breathing by up to about twice; a movement
-  /// of the finger moves the light many times more. Its time is not the pulse's either way.
+  /// A beat this many times the median size of the last `sizeHistory` beats (those not outsized), and more than
+  /// `outsizedOverLargest` times the largest of them, is motion: a pulse's size changes by tens of per cent from beat
+  /// to beat, and with a deep breath up to about 4× the median (below), but from one beat to the next a breath does
+  /// not double the largest recent beat; a movement of the finger moves the light many times more. Its time is not
+  /// the pulse's either way.
   public static let outsizedRatio = 3.0
+  public static let outsizedOverLargest = 2.0
   /// A beat this many times the median is past anything breathing makes (a deep breath's baseline, which the
   /// band-pass only partly removes, swings a pulse's rise up to about 4×): a movement's largest swing. A movement
   /// starts before its largest swing, so the interval ending at the beat before is set aside too.
@@ -160,12 +163,11 @@ public struct IBICleaner: Sendable {
   /// its largest swing and places the next beat too. Beyond `movementOnsetRatio` the interval before them is as well.
   /// A weak beat (`weakRatio`) widens the premature-pair test.
   public mutating func addBeat(atSeconds seconds: Double, size: Double? = nil, _ emit: (InterBeatInterval) -> Void) {
-    let ratio = size.flatMap { sizeRatio($0) }
-    let outsized = (ratio ?? 0) > Self.outsizedRatio
+    let (ratio, outsized) = size.map { judgeSize($0) } ?? (nil, false)
     let weak = (ratio ?? 1) < Self.weakRatio
     let setAside = outsized || outsizedIntervalsLeft > 0
     outsizedIntervalsLeft = outsized ? 2 : max(0, outsizedIntervalsLeft - 1)
-    if (ratio ?? 0) > Self.movementOnsetRatio, let newest = waiting.last, newest.end == lastBeat {
+    if outsized, (ratio ?? 0) > Self.movementOnsetRatio, let newest = waiting.last, newest.end == lastBeat {
       waiting[waiting.count - 1].outsized = true
     }
     defer { lastBeat = seconds }
@@ -213,16 +215,22 @@ public struct IBICleaner: Sendable {
     segment += 1
   }
 
-  /// A beat's size over the median of the recent ones (nil until there are `sizeHistory`); remembers it unless
-  /// outsized.
-  private mutating func sizeRatio(_ size: Double) -> Double? {
+  /// A beat's size over the median of the recent ones (nil until there are `sizeHistory`), and whether it is
+  /// outsized (`outsizedRatio`, `outsizedOverLargest`); remembers it unless outsized.
+  private mutating func judgeSize(_ size: Double) -> (ratio: Double?, outsized: Bool) {
     var ratio: Double?
+    var outsized = false
     if sizes.count == Self.sizeHistory {
       let n = sizes.copyNewest(Self.sizeHistory, to: &scratch, at: 0)
-      if let median = Statistics.medianInPlace(&scratch, count: n), median > 0 { ratio = size / median }
+      var largest = scratch[0]
+      for k in 1..<n where scratch[k] > largest { largest = scratch[k] }
+      if let median = Statistics.medianInPlace(&scratch, count: n), median > 0 {
+        ratio = size / median
+        outsized = size > Self.outsizedRatio * median && size > Self.outsizedOverLargest * largest
+      }
     }
-    if (ratio ?? 0) <= Self.outsizedRatio { sizes.push(size) }
-    return ratio
+    if !outsized { sizes.push(size) }
+    return (ratio, outsized)
   }
 
   /// The end of the stream.

@@ -289,12 +289,14 @@ struct IBICleanerTests {
   }
 
   @Test(
-    "A beat over three times the recent beats' size is motion: its intervals and the next are set aside, over four times the one before too, nothing else")
+    "A beat over three times the recent beats' median size and twice their largest is motion: its intervals and the next are set aside, over four times the median the one before too, nothing else")
   func outsizedBeatIsMotion() throws {
     let nn = try SharedData.column("rr/systole_rr.csv")
     let times = Self.beats(nn)
     // Sizes swing with breathing (0.6 to 1.6, a period of 4.3 beats) and from beat to beat (±15 %, seeded):
-    // never outsized. Beat 100 is a movement 3.5 times the median size of the eight before it, beat 150 one 6 times.
+    // never outsized. Beat 100 is a movement 3.5 times the median size of the eight before it (and over twice the
+    // largest of them), beat 150 one 6 times. Beat 200 is a deep breath's: 3.5 times the median, but under twice the
+    // largest, which beat 196 began to swell to 2.2 times the median.
     var random = SplitMix64(seed: 5)
     var sizes = times.indices.map { i in
       let unit = Double(random.next() >> 11) / Double(1 << 53)
@@ -304,8 +306,11 @@ struct IBICleanerTests {
       let recent = sizes[(i - 8)..<i].sorted()
       return (recent[3] + recent[4]) / 2
     }
-    sizes[100] = 3.5 * medianBefore(100)
+    sizes[100] = max(3.5 * medianBefore(100), 2.1 * (sizes[92..<100].max() ?? 0))
     sizes[150] = 6 * medianBefore(150)
+    sizes[196] = 2.2 * medianBefore(196)
+    sizes[200] = 3.5 * medianBefore(200)
+    #expect(sizes[200] < 2 * sizes[196] && sizes[150] > 2 * (sizes[142..<150].max() ?? 0))
     var cleaner = IBICleaner()
     var judged: [InterBeatInterval] = []
     for (t, size) in zip(times, sizes) { cleaner.addBeat(atSeconds: t, size: size) { judged.append($0) } }
