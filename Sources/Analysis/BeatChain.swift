@@ -88,6 +88,8 @@ public struct BeatChain: Sendable {
       // first, and a wrong one would make two plausible intervals out of one that the cleaner calls a missed beat.
       // The intervals stay as the cleaner would judge them without it.
       guard !beat.recovered else { return }
+      // A beat that replaces the one before is noted beside it: the false beat the detector took first is itself
+      // evidence of noise for the windows (counting it once took the set's noisy windows uncategorised 92.8 → 90.8 %).
       windowing.noteBeat(atSeconds: time, extraPeaks: Int(beat.extraPeaks), shapeQ8: Int(beat.shapeQ8))
       if beat.replacesPrevious {
         cleaner.replaceLastBeat(atSeconds: time)

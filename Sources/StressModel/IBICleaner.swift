@@ -95,6 +95,7 @@ public struct IBICleaner: Sendable {
   /// not double the largest recent beat; a movement of the finger moves the light many times more. Its time is not
   /// the pulse's either way.
   public static let outsizedRatio = 3.0
+  /// ...and this many times the largest of them (see `outsizedRatio`).
   public static let outsizedOverLargest = 2.0
   /// A beat this many times the median is past anything breathing makes (a deep breath's baseline, which the
   /// band-pass only partly removes, swings a pulse's rise up to about 4×): a movement's largest swing. A movement

@@ -8,21 +8,27 @@ import Testing
 struct BeatChainTests {
   static let rate = 100.0
 
-  /// 100 s of beats at 61-67 bpm with a sinus-like swing, reported 0.2 s after each peak, in blocks of one second,
-  /// the detector's state changing as `changes` say ((seconds, state); it starts in `settling`). The windows.
+  /// Beats from 0.5 s to `seconds` at 61-67 bpm: a triangle swing over eight beats, 0.9 to 0.98 s, 2 % at most from
+  /// one interval to the next.
+  static func beatTimes(until seconds: Double) -> [Double] {
+    var beats: [Double] = []
+    var t = 0.5
+    while t < seconds {
+      beats.append(t)
+      t += 0.9 + 0.02 * Double(abs(beats.count % 8 - 4))
+    }
+    return beats
+  }
+
+  /// 100 s of `beatTimes`, reported 0.2 s after each peak, in blocks of one second, the detector's state changing as
+  /// `changes` say ((seconds, state); it starts in `settling`). The windows.
   static func windows(changes: [(Double, SignalQuality)]) -> [HRVWindowSummary] {
     var chain = BeatChain(
       rateHz: rate, reportDelaySamples: 60, cleaner: IBICleaner.Configuration(), windows: HRVWindowConfiguration(),
       baseline: .default)
     var windows: [HRVWindowSummary] = []
     let sink = { (event: AnalysisEvent) in if case .window(let w) = event { windows.append(w) } }
-    var beats: [Double] = []
-    var t = 0.5
-    while t < 100 {
-      beats.append(t)
-      // A triangle swing over eight beats: 0.9 to 0.98 s, 2 % at most from one interval to the next.
-      t += 0.9 + 0.02 * Double(abs(beats.count % 8 - 4))
-    }
+    let beats = beatTimes(until: 100)
     for second in 0..<100 {
       var batch = DetectionBatch()
       batch.startPosition = Int64(second) * Int64(rate)
@@ -64,7 +70,7 @@ struct BeatChainTests {
     #expect(lost.map(\.quality) == [.good, .good, .poorSignal, .poorSignal, .poorSignal])
   }
 
-  /// 30 s of beats at 0.9-0.98 s, reported 0.2 s after each peak, one batch per beat; right after the beat nearest
+  /// 30 s of `beatTimes`, reported 0.2 s after each peak, one batch per beat; right after the first beat from
   /// 15 s (marked `rhythmTurnedIrregular` when `rhythmOnly`) the detector reports a poor signal. The intervals.
   static func intervals(poorAfterBeatRhythmOnly rhythmOnly: Bool) -> [InterBeatInterval] {
     var chain = BeatChain(
@@ -72,10 +78,8 @@ struct BeatChainTests {
       baseline: .default)
     var intervals: [InterBeatInterval] = []
     let sink = { (event: AnalysisEvent) in if case .interval(let i) = event { intervals.append(i) } }
-    var t = 0.5
-    var k = 0
     var turned = false
-    while t < 30 {
+    for t in beatTimes(until: 30) {
       let reported = Int64((t + 0.2) * rate)
       var batch = DetectionBatch()
       batch.startQuality = .good
@@ -90,8 +94,6 @@ struct BeatChainTests {
             rhythmTurnedIrregular: poorNow && rhythmOnly)))
       if poorNow { batch.events.append(.quality(.poorSignal, at: reported)) }
       chain.consume(batch, sink)
-      k += 1
-      t += 0.9 + 0.02 * Double(abs(k % 8 - 4))
     }
     chain.finish(position: Int64(31 * rate), sink)
     return intervals

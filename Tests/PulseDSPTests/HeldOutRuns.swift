@@ -11,27 +11,31 @@ struct HeldOutRun {
   var recovered: [Double]
   var recoveredInPairs: [Double]
 
-  /// 120 s records of `condition` at every rate and seed given (a record that cannot be made is left out).
+  /// 120 s records of `condition` at every rate and seed given.
+  static func specs(_ condition: EvalCondition, rates: [Double], seeds: ClosedRange<Int>) -> [EvalRecordSpec] {
+    rates.flatMap { rate in
+      seeds.map { EvalRecordSpec(condition: condition, rateHz: rate, seed: $0, durationSeconds: 120) }
+    }
+  }
+
+  /// `specs`' records analysed (a record that cannot be made is left out).
   static func runs(_ condition: EvalCondition, rates: [Double], seeds: ClosedRange<Int>) -> [HeldOutRun] {
     var runs: [HeldOutRun] = []
-    for rate in rates {
-      for seed in seeds {
-        let spec = EvalRecordSpec(condition: condition, rateHz: rate, seed: seed, durationSeconds: 120)
-        guard let record = try? EvalSet.record(spec), let analysis = try? EvalAnalyzer.analysis(of: record) else {
-          continue
-        }
-        let inside = { (t: Double) in t > 2 && t < 119 }
-        let recovered = analysis.beats.filter(\.beat.recovered)
-        let paired = recovered.filter { beat in
-          recovered.contains { $0.seconds != beat.seconds && $0.beat.reportedAt == beat.beat.reportedAt }
-        }
-        runs.append(
-          HeldOutRun(
-            truth: record.visibleBeats.map(\.seconds).filter(inside),
-            detected: analysis.beats.map(\.seconds).filter(inside),
-            reported: EvalAnalyzer.output(of: analysis).beatTimesSeconds.filter(inside),
-            recovered: recovered.map(\.seconds).filter(inside), recoveredInPairs: paired.map(\.seconds).filter(inside)))
+    for spec in specs(condition, rates: rates, seeds: seeds) {
+      guard let record = try? EvalSet.record(spec), let analysis = try? EvalAnalyzer.analysis(of: record) else {
+        continue
       }
+      let inside = { (t: Double) in t > 2 && t < 119 }
+      let recovered = analysis.beats.filter(\.beat.recovered)
+      let paired = recovered.filter { beat in
+        recovered.contains { $0.seconds != beat.seconds && $0.beat.reportedAt == beat.beat.reportedAt }
+      }
+      runs.append(
+        HeldOutRun(
+          truth: record.visibleBeats.map(\.seconds).filter(inside),
+          detected: analysis.beats.map(\.seconds).filter(inside),
+          reported: EvalAnalyzer.output(of: analysis).beatTimesSeconds.filter(inside),
+          recovered: recovered.map(\.seconds).filter(inside), recoveredInPairs: paired.map(\.seconds).filter(inside)))
     }
     return runs
   }

@@ -12,11 +12,7 @@ struct HeldOutWindowTests {
   func prematureAndMotionWindows() {
     // Given premature beats of both kinds and motion bursts, 25-400 Hz, 120 s, at seeds the evaluation set does not use
     let conditions: [EvalCondition] = [.prematureCompensatory, .prematureNoncompensatory, .motion]
-    let specs = conditions.flatMap { condition in
-      [25.0, 50, 100, 200, 400].flatMap { rate in
-        (3...8).map { EvalRecordSpec(condition: condition, rateHz: rate, seed: $0, durationSeconds: 120) }
-      }
-    }
+    let specs = conditions.flatMap { HeldOutRun.specs($0, rates: [25, 50, 100, 200, 400], seeds: 3...8) }
     // When the chain scores them
     let scores = specs.compactMap { try? EvalSet.score($0, analyzer: .stressmon) }
     #expect(scores.count == specs.count)
@@ -34,14 +30,11 @@ struct HeldOutWindowTests {
     // at seeds the evaluation set does not use
     func outsized(_ condition: EvalCondition) throws -> (outsized: Int, intervals: Int) {
       var count = 0, all = 0
-      for rate in [25.0, 50, 100, 200, 400] {
-        for seed in 3...8 {
-          let spec = EvalRecordSpec(condition: condition, rateHz: rate, seed: seed, durationSeconds: 120)
-          // When the chain judges their intervals
-          let intervals = try EvalAnalyzer.analysis(of: try EvalSet.record(spec)).intervals
-          count += intervals.count { $0.verdict == .outsizedBeat }
-          all += intervals.count
-        }
+      for spec in HeldOutRun.specs(condition, rates: [25, 50, 100, 200, 400], seeds: 3...8) {
+        // When the chain judges their intervals
+        let intervals = try EvalAnalyzer.analysis(of: try EvalSet.record(spec)).intervals
+        count += intervals.count { $0.verdict == .outsizedBeat }
+        all += intervals.count
       }
       return (count, all)
     }

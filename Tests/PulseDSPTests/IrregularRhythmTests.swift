@@ -41,16 +41,13 @@ struct IrregularRhythmTests {
   func poorSignalByItsCause() throws {
     func rhythmOnlyShare(_ condition: EvalCondition, noiseFree: Bool) throws -> (Double, Int) {
       var poor = 0, rhythmOnly = 0
-      for rate in [50.0, 100, 200] {
-        for seed in 3...5 {
-          // Given 120 s records, at seeds the evaluation set does not use
-          let spec = EvalRecordSpec(condition: condition, rateHz: rate, seed: seed, durationSeconds: 120)
-          let record = try EvalSet.record(spec, noiseFree: noiseFree)
-          // When the chain runs, each poor signal says whether the beat before it made the rhythm irregular
-          let changes = try EvalAnalyzer.analysis(of: record).qualityChanges.filter { $0.quality == .poorSignal }
-          poor += changes.count
-          rhythmOnly += changes.count { $0.rhythmOnly }
-        }
+      // Given 120 s records, at seeds the evaluation set does not use
+      for spec in HeldOutRun.specs(condition, rates: [50, 100, 200], seeds: 3...5) {
+        let record = try EvalSet.record(spec, noiseFree: noiseFree)
+        // When the chain runs, each poor signal says whether the beat before it made the rhythm irregular
+        let changes = try EvalAnalyzer.analysis(of: record).qualityChanges.filter { $0.quality == .poorSignal }
+        poor += changes.count
+        rhythmOnly += changes.count { $0.rhythmOnly }
       }
       return (Double(rhythmOnly) / Double(max(poor, 1)), poor)
     }
