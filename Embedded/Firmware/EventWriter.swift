@@ -6,10 +6,10 @@ import StressModel
 /// host compares bits, not decimal renderings, and enumerations as their index in `allCases`
 /// (Tests/EmbeddedTests/FirmwareOutput.swift parses them):
 ///
-///     B positionQ16 reportedAt amplitudeQ8 upslopeQ8 recovered replaces extra shape irregular seconds latency
+///     B positionQ16 reportedAt amplitudeQ8 upslopeQ8 recovered replaces extra shape seconds latency
 ///                                                                           a beat (flags 0 or 1)
 ///     I start end verdict segment                                          a judged interval
-///     Q quality at                                                          a detector state change
+///     Q quality at rhythmOnly                                               a detector state change
 ///     G samples at                                                          lost samples
 ///     W start end quality clean rejected coverage M|- [metrics] S|- [stress]  a window
 ///     E samples ... / L detector ...                                        the closing counts and sizes
@@ -34,7 +34,6 @@ struct EventWriter {
       integer(b.beat.replacesPrevious ? 1 : 0)
       integer(Int64(b.beat.extraPeaks))
       integer(Int64(b.beat.shapeQ8))
-      integer(b.beat.rhythmTurnedIrregular ? 1 : 0)
       bits(b.seconds)
       bits(b.latencySeconds)
     case .interval(let i):
@@ -43,10 +42,11 @@ struct EventWriter {
       bits(i.endSeconds)
       integer(Int64(InterBeatInterval.Verdict.allCases.firstIndex(of: i.verdict) ?? -1))
       integer(Int64(i.segment))
-    case .quality(let quality, let at):
+    case .quality(let quality, let at, let rhythmOnly):
       text("Q")
       integer(Int64(quality.rawValue))
       bits(at)
+      integer(rhythmOnly ? 1 : 0)
     case .gap(let samples, let at):
       text("G")
       integer(Int64(samples))

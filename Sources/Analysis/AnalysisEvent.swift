@@ -25,8 +25,9 @@ public enum AnalysisEvent: Sendable, Equatable {
   case beat(AnalysisBeat)
   /// An inter-beat interval with the cleaner's verdict (a few beats after its end beat).
   case interval(InterBeatInterval)
-  /// The detector's view of the signal changed at `atSeconds`.
-  case quality(SignalQuality, atSeconds: Double)
+  /// The detector's view of the signal changed at `atSeconds`; `rhythmOnly`: a poor signal for the rhythm alone, the
+  /// pulse clean (`BeatDetectorEvent.quality`).
+  case quality(SignalQuality, atSeconds: Double, rhythmOnly: Bool = false)
   /// `samples` were lost at `atSeconds`; the chain restarted after them.
   case gap(samples: Int, atSeconds: Double)
   /// A finished HRV window with its quality and, when good, its stress score.

@@ -16,7 +16,7 @@ public struct AnalysisRecord: Sendable {
   /// Finished windows in order.
   public private(set) var windows: [HRVWindowSummary] = []
   /// Quality changes (state, stream seconds) in order; `rhythmOnly`: a poor signal the detector called for the
-  /// rhythm alone, the pulse clean (`DetectedBeat.rhythmTurnedIrregular` on the beat before it).
+  /// rhythm alone, the pulse clean (`BeatDetectorEvent.quality`).
   public private(set) var qualityChanges: [(quality: SignalQuality, seconds: Double, rhythmOnly: Bool)] = []
   /// Lost samples reported by the source.
   public private(set) var lostSamples = 0
@@ -61,9 +61,8 @@ public struct AnalysisRecord: Sendable {
       }
       intervals.append(interval)
     case .window(let window): windows.append(window)
-    case .quality(let quality, let seconds):
-      let afterIrregularBeat = beats.last.map { $0.beat.rhythmTurnedIrregular } ?? false
-      qualityChanges.append((quality, seconds, quality == .poorSignal && afterIrregularBeat))
+    case .quality(let quality, let seconds, let rhythmOnly):
+      qualityChanges.append((quality, seconds, quality == .poorSignal && rhythmOnly))
     case .gap(let samples, _): lostSamples += samples
     }
   }

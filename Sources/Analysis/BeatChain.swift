@@ -18,9 +18,6 @@ public struct BeatChain: Sendable {
   /// as poor signal (`longestSettlingSeconds`).
   private var settlingSince: Double?
   private var settlingCalledPoor = false
-  /// The last beat made the detector call the rhythm irregular (`DetectedBeat.rhythmTurnedIrregular`): the poor
-  /// signal reported next is the rhythm's, not a break in the pulse.
-  private var lastBeatTurnedRhythmIrregular = false
 
   /// A detector settles for a few beats after a start or a restart: two intervals in a row on one rhythm make its
   /// signal good (`BeatDetector.updateQualityFromRhythm`), which a pulse gives within about five seconds, at 40 bpm
@@ -81,7 +78,6 @@ public struct BeatChain: Sendable {
     switch event {
     case .beat(let beat):
       beatCount += 1
-      lastBeatTurnedRhythmIrregular = beat.rhythmTurnedIrregular
       let time = beat.position / rateHz
       sink(.beat(AnalysisBeat(beat: beat, seconds: time, latencySeconds: Double(beat.reportedAt) / rateHz - time)))
       // A beat recovered by search-back counts as a beat, but HRV does not lean on it: the detector turned it away
@@ -99,9 +95,9 @@ public struct BeatChain: Sendable {
         windowing.add(interval)
         sink(.interval(interval))
       }
-    case .quality(let quality, let at):
+    case .quality(let quality, let at, let rhythmOnly):
       let time = Double(at) / rateHz
-      if quality == .poorSignal && lastBeatTurnedRhythmIrregular {
+      if quality == .poorSignal && rhythmOnly {
         // Early beats on a clean pulse: the intervals go on, and their patterns tell the early beats apart.
         cleaner.noteIrregularRhythm()
       } else if quality != .good && quality != .clipped {
@@ -110,10 +106,9 @@ public struct BeatChain: Sendable {
         let lost = quality == .noContact || quality == .saturated
         breakSegment(contactLostAt: lost ? time : nil, sink)
       }
-      lastBeatTurnedRhythmIrregular = false
       windowing.setSignalState(PulseAnalyzer.windowState(quality), atSeconds: time)
       noteState(quality, atSeconds: time)
-      sink(.quality(quality, atSeconds: time))
+      sink(.quality(quality, atSeconds: time, rhythmOnly: rhythmOnly))
     }
   }
 

@@ -191,7 +191,7 @@ final class SamplingLoop: Sendable {
           clockSynchronised: reading.synchronised, ibiMs: interval.milliseconds, segment: interval.segment))
       case .interval:
         break
-      case .quality(let quality, let at):
+      case .quality(let quality, let at, _):
         liveQuality = quality
         let live = quality
         board.update(atData: at, wall: timeBase.wall(streamSeconds: at)) { status in

@@ -245,9 +245,7 @@ extension BeatDetector {
     let noisy = secondary.extraTotal >= BeatDetectorTuning.noisyExtraPeaks || misshapen
     if quality == .good {
       if rhythm.isClearlyIrregular || noisy {
-        // The beat that made it so is still in the outbox (`becomeLastBeat` reported it just now).
-        if !noisy { outbox.readyBeat?.rhythmTurnedIrregular = true }
-        setQuality(.poorSignal, at: position &- 1)
+        setQuality(.poorSignal, at: position &- 1, rhythmOnly: !noisy)
       }
     } else if rhythm.isSteady && quietSpans {
       setQuality(.good, at: position &- 1)

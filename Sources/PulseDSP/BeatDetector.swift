@@ -166,7 +166,7 @@ public struct BeatDetector: Sendable {
     }
     if quality != outbox.reportedQuality {
       outbox.reportedQuality = quality
-      handle(.quality(quality, at: outbox.qualityChangedAt))
+      handle(.quality(quality, at: outbox.qualityChangedAt, rhythmOnly: outbox.qualityRhythmOnly))
     }
   }
 
@@ -284,10 +284,12 @@ public struct BeatDetector: Sendable {
     return false
   }
 
-  mutating func setQuality(_ newQuality: SignalQuality, at stream: Int64) {
+  /// `rhythmOnly`: a poor signal for the rhythm alone, the pulse clean (`BeatDetectorEvent.quality`).
+  mutating func setQuality(_ newQuality: SignalQuality, at stream: Int64, rhythmOnly: Bool = false) {
     guard newQuality != quality else { return }
     quality = newQuality
     outbox.qualityChangedAt = stream
+    outbox.qualityRhythmOnly = rhythmOnly
   }
 
   /// What a block does: bad blocks suspend detection, the first good one after them restarts learning.

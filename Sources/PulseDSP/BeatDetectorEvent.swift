@@ -26,14 +26,10 @@ public struct DetectedBeat: Sendable, Equatable {
   /// How the pulse template matched this beat's upstroke, peak and start of the downstroke: r² × 256 (0...256), or
   /// −1 when the template did not judge it (not ready yet, or a beat on the rhythm it did not sample).
   public var shapeQ8: Int16
-  /// With this beat the detector found the rhythm clearly irregular (three of the last five intervals off it) while
-  /// the pulse stayed clean (no noise between the beats, no misshapen beat): the `poorSignal` reported right after it
-  /// is the rhythm's alone (premature beats, AF). The beats before and after it are the pulse's, on one timeline.
-  public var rhythmTurnedIrregular: Bool
 
   public init(
     positionQ16: Int64, reportedAt: Int64, amplitudeQ8: Int64, upslopeQ8: Int64, recovered: Bool = false,
-    replacesPrevious: Bool = false, extraPeaks: UInt8 = 0, shapeQ8: Int16 = -1, rhythmTurnedIrregular: Bool = false
+    replacesPrevious: Bool = false, extraPeaks: UInt8 = 0, shapeQ8: Int16 = -1
   ) {
     self.positionQ16 = positionQ16
     self.reportedAt = reportedAt
@@ -43,7 +39,6 @@ public struct DetectedBeat: Sendable, Equatable {
     self.replacesPrevious = replacesPrevious
     self.extraPeaks = extraPeaks
     self.shapeQ8 = shapeQ8
-    self.rhythmTurnedIrregular = rhythmTurnedIrregular
   }
 
   /// The peak rounded to the nearest input sample.
@@ -57,6 +52,8 @@ public struct DetectedBeat: Sendable, Equatable {
 public enum BeatDetectorEvent: Sendable, Equatable {
   /// A systolic peak, reported at most `BeatDetector.maximumLatencySeconds` after it happened.
   case beat(DetectedBeat)
-  /// The signal quality changed at input sample `at` (stream timeline).
-  case quality(SignalQuality, at: Int64)
+  /// The signal quality changed at input sample `at` (stream timeline). `rhythmOnly`: a `poorSignal` called for the
+  /// rhythm alone, three of the last five intervals off it while the pulse stayed clean (no noise between the beats,
+  /// no misshapen beat): premature beats or AF. The beats before and after it are the pulse's, on one timeline.
+  case quality(SignalQuality, at: Int64, rhythmOnly: Bool = false)
 }

@@ -269,5 +269,6 @@ extension BeatDetector {
     var recoveredBeat: DetectedBeat?
     var reportedQuality: SignalQuality = .settling
     var qualityChangedAt: Int64 = 0
+    var qualityRhythmOnly = false
   }
 }

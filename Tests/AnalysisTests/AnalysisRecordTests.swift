@@ -64,13 +64,10 @@ struct AnalysisRecordTests {
     // Where the detector did not call the signal good, the weaker middle beat stays out whatever its shape
     #expect(Self.splitInterval(middle: 600, quality: .poorSignal).artefactCount == 1)
     #expect(Self.splitInterval(middle: 600).artefactCount == 1)
-    // ...unless that poor signal is the rhythm's alone: it followed a beat at which the detector found the rhythm
-    // irregular while the pulse stayed clean (AF)
+    // ...unless that poor signal is the rhythm's alone: the detector found the rhythm irregular while the pulse stayed
+    // clean (AF)
     var rhythmPoor = AnalysisRecord()
-    let turning = DetectedBeat(
-      positionQ16: -50 * 65_536, reportedAt: -30, amplitudeQ8: 1000, upslopeQ8: 250, rhythmTurnedIrregular: true)
-    rhythmPoor.add(.beat(AnalysisBeat(beat: turning, seconds: -0.5, latencySeconds: 0.2)))
-    rhythmPoor.add(.quality(.poorSignal, atSeconds: -0.3))
+    rhythmPoor.add(.quality(.poorSignal, atSeconds: -0.3, rhythmOnly: true))
     for event in Self.splitEvents(middle: 600) { rhythmPoor.add(event) }
     #expect(rhythmPoor.artefactCount == 0)
     #expect(rhythmPoor.qualityChanges.map(\.rhythmOnly) == [true])

@@ -71,7 +71,7 @@ struct BeatChainTests {
   }
 
   /// 30 s of `beatTimes`, reported 0.2 s after each peak, one batch per beat; right after the first beat from
-  /// 15 s (marked `rhythmTurnedIrregular` when `rhythmOnly`) the detector reports a poor signal. The intervals.
+  /// 15 s the detector reports a poor signal (for the rhythm alone when `rhythmOnly`). The intervals.
   static func intervals(poorAfterBeatRhythmOnly rhythmOnly: Bool) -> [InterBeatInterval] {
     var chain = BeatChain(
       rateHz: rate, reportDelaySamples: 60, cleaner: IBICleaner.Configuration(), windows: HRVWindowConfiguration(),
@@ -90,9 +90,8 @@ struct BeatChainTests {
       batch.events.append(
         .beat(
           DetectedBeat(
-            positionQ16: Int64(t * rate * 65_536), reportedAt: reported, amplitudeQ8: 25_600, upslopeQ8: 2_560,
-            rhythmTurnedIrregular: poorNow && rhythmOnly)))
-      if poorNow { batch.events.append(.quality(.poorSignal, at: reported)) }
+            positionQ16: Int64(t * rate * 65_536), reportedAt: reported, amplitudeQ8: 25_600, upslopeQ8: 2_560)))
+      if poorNow { batch.events.append(.quality(.poorSignal, at: reported, rhythmOnly: rhythmOnly)) }
       chain.consume(batch, sink)
     }
     chain.finish(position: Int64(31 * rate), sink)

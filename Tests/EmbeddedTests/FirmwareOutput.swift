@@ -23,7 +23,7 @@ struct FirmwareOutput {
           positionQ16: try words.integer(), reportedAt: try words.integer(), amplitudeQ8: try words.integer(),
           upslopeQ8: try words.integer(), recovered: try words.integer() != 0,
           replacesPrevious: try words.integer() != 0, extraPeaks: UInt8(clamping: try words.integer()),
-          shapeQ8: Int16(clamping: try words.integer()), rhythmTurnedIrregular: try words.integer() != 0)
+          shapeQ8: Int16(clamping: try words.integer()))
         events.append(.beat(AnalysisBeat(beat: beat, seconds: try words.double(), latencySeconds: try words.double())))
       case "I":
         events.append(
@@ -33,7 +33,7 @@ struct FirmwareOutput {
               verdict: try words.caseOf(InterBeatInterval.Verdict.self), segment: Int(try words.integer()))))
       case "Q":
         guard let quality = SignalQuality(rawValue: UInt8(try words.integer())) else { throw Malformed(line: String(line)) }
-        events.append(.quality(quality, atSeconds: try words.double()))
+        events.append(.quality(quality, atSeconds: try words.double(), rhythmOnly: try words.integer() != 0))
       case "G":
         events.append(.gap(samples: Int(try words.integer()), atSeconds: try words.double()))
       case "W":

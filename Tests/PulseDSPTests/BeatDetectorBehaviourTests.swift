@@ -41,7 +41,7 @@ struct BeatDetectorBehaviourTests {
     detector.process(Array(recording.samples[(cut + lost)...])) { event in
       switch event {
       case .beat(let b): afterGap.append(b)
-      case .quality(let q, _): qualities.append(q)
+      case .quality(let q, _, _): qualities.append(q)
       }
     }
     // Then the second half's beats sit where the uncut recording has them (same stream positions, ±1 sample)
@@ -64,7 +64,7 @@ struct BeatDetectorBehaviourTests {
       detector.process([Int32](repeating: value, count: 3_000)) { event in
         switch event {
         case .beat: beats += 1
-        case .quality(let q, _): quality = q
+        case .quality(let q, _, _): quality = q
         }
       }
       #expect(beats == 0)

@@ -50,7 +50,7 @@ struct SharedRecording {
         // A beat that replaces the one before it (BeatDetector+Replace.swift) takes its place.
         if beat.replacesPrevious, let last = beats.lastIndex(where: { !$0.recovered }) { beats.remove(at: last) }
         beats.append(beat)
-      case .quality(let quality, let at): qualities.append((quality, at))
+      case .quality(let quality, let at, _): qualities.append((quality, at))
       }
     }
     return (beats, qualities)
