@@ -28,12 +28,18 @@ public struct HRVWindowConfiguration: Sendable, Equatable {
   /// mostly right, but their peaks move with the noise by tens of milliseconds, and SDNN reads 10-50 % high. A slow
   /// pulse's late wave adds peaks but keeps the pulse's shape; motion bends the shape but adds no peaks between beats.
   public var noisyShapeMatch: Double
+  /// An interval the cleaner kept that is at least this many times the median of the window's kept intervals is left
+  /// out of the window's figures and counted as rejected: a missed beat (about 2) or worse. The cleaner judges each
+  /// interval against its neighbours, and where those were missed beats too (a stretch where the detector followed a
+  /// deep breath and found one beat in two or three) it keeps them; against a minute's median they stand out. No
+  /// sinus interval comes near: the slowest, most variable held-out hearts reach 1.5.
+  public var longIntervalRatio: Double
 
   public init(
     lengthSeconds: Double = 60, stepSeconds: Double = 10, minimumCoverage: Double = 0.5,
     maximumRejectedShare: Double = 0.3, dominantShare: Double = 0.5, causeShare: Double = 0.25,
     irregularRhythmMedianDifference: Double = 0.12, noisyExtraPeaksPerBeat: Double = 0.08,
-    noisyShapeMatch: Double = 0.93
+    noisyShapeMatch: Double = 0.93, longIntervalRatio: Double = 1.7
   ) {
     self.lengthSeconds = lengthSeconds
     self.stepSeconds = stepSeconds
@@ -44,6 +50,7 @@ public struct HRVWindowConfiguration: Sendable, Equatable {
     self.irregularRhythmMedianDifference = irregularRhythmMedianDifference
     self.noisyExtraPeaksPerBeat = noisyExtraPeaksPerBeat
     self.noisyShapeMatch = noisyShapeMatch
+    self.longIntervalRatio = longIntervalRatio
   }
 }
 

@@ -78,15 +78,23 @@ public struct HRVWindowing: Sendable {
     cleanMs.reserveCapacity(inside.count)
     continuesRun.reserveCapacity(inside.count)
     var cleanMilliseconds = 0.0
+    // The kept intervals' median first (selected in place, then the array is filled again): one at
+    // `longIntervalRatio` times it or more is left out, and the run it was in ends there.
+    for interval in inside where interval.isClean { cleanMs.append(interval.milliseconds) }
+    let longest = (Statistics.medianSelectingInPlace(&cleanMs) ?? 0) * configuration.longIntervalRatio
+    cleanMs.removeAll(keepingCapacity: true)
     var previous: InterBeatInterval?
+    var previousCounted = false
     for interval in inside {
-      if interval.isClean {
-        let ms = interval.milliseconds
+      let ms = interval.milliseconds
+      let counted = interval.isClean && ms < longest
+      if counted {
         cleanMs.append(ms)
-        continuesRun.append(interval.continuesCleanRun(after: previous))
+        continuesRun.append(previousCounted && interval.continuesCleanRun(after: previous))
         cleanMilliseconds += ms
       }
       previous = interval
+      previousCounted = counted
     }
     let clean = cleanMs.count
     let rejected = inside.count - clean

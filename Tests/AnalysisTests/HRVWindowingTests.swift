@@ -125,4 +125,35 @@ struct HRVWindowingTests {
     // And too few judged beats (fewer than HRVWindowing.minimumJudgedBeats) say nothing
     #expect(window(extraEvery: 8, shape: unlike, judgedEvery: 1_000).quality == .good)
   }
+
+  @Test("A kept interval 1.7 times the window's median or more is left out of its figures; one 1.6 times it is not")
+  func longKeptIntervalLeftOut() throws {
+    let nn = try SharedData.column("rr/pyhrv_nni_short.csv")
+    let judged = clean(beats(nn))
+    func window(_ intervals: [InterBeatInterval]) -> HRVWindowSummary {
+      var windowing = HRVWindowing()
+      for interval in intervals { windowing.add(interval) }
+      return windowing.summary(endingAt: 120)
+    }
+    // Given a window whose clean intervals are real NN, but two in its middle merged into one the cleaner kept (its
+    // neighbours were missed beats too, so it looked like them): about twice the window's median
+    let k = try #require(judged.firstIndex { $0.endSeconds > 90 })
+    var merged = judged
+    merged[k] = InterBeatInterval(
+      startSeconds: judged[k].startSeconds, endSeconds: judged[k + 1].endSeconds, verdict: .clean, segment: 0)
+    merged.remove(at: k + 1)
+    var rejected = merged
+    rejected[k].verdict = .missedBeat
+    // When the window is summarised, Then it is as if the cleaner had rejected it: the same figures, one more rejected
+    let kept = window(merged)
+    #expect(merged[k].milliseconds >= 1.7 * (kept.metrics.map { 60_000 / $0.meanHeartRateBpm } ?? 0))
+    #expect(kept.metrics == window(rejected).metrics)
+    #expect(kept.rejectedIntervals == 1 && kept.cleanIntervals == window(rejected).cleanIntervals)
+    #expect(kept.quality == .good)
+    // But a long interval 1.6 times the median (the slowest, most variable hearts reach 1.5) is the wearer's
+    let inside = judged.filter { $0.endSeconds >= 60 && $0.endSeconds < 120 }.map(\.milliseconds).sorted()
+    var long = judged
+    long[k].startSeconds = long[k].endSeconds - 1.6 * inside[inside.count / 2] / 1000
+    #expect(window(long).rejectedIntervals == 0)
+  }
 }
