@@ -77,6 +77,7 @@ extension BeatDetector {
     references.lastAmplitude = c.amplitude
     references.lastHeight = c.value
     updateReferences()
+    watchBreath(foot: c.value &- c.amplitude)
     energy.setScale(forAmplitude: references.amplitude)
     report(c, replacesPrevious: replacesPrevious)
     updateQualityFromRhythm()

@@ -66,7 +66,10 @@ extension BeatDetector {
       secondary.pendingExtra = 0
     }
     guard rhythm.hasLastBeat else { return }
-    secondary.extraNibbles = (secondary.extraNibbles << 4) | UInt32(secondary.pendingExtra)
+    // The higher corner a deep breath engages (`watchBreath`) gives the pulse a rebound after its secondary wave: one
+    // more peak per span is the pulse's there.
+    let extra = breath.engaged ? max(0, secondary.pendingExtra - 1) : secondary.pendingExtra
+    secondary.extraNibbles = (secondary.extraNibbles << 4) | UInt32(extra)
     let expected = rhythm.intervals.isEmpty ? 0 : rhythm.intervals.median
     guard expected > 0, abs(interval &- expected) &* 256 <= parameters.rhythmToleranceQ8 &* expected else { return }
     let had = secondary.pendingDelay != nil

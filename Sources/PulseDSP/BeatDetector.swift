@@ -44,6 +44,9 @@ public struct BeatDetector: Sendable {
   var acquisition = Acquisition()
   var merge = MergeWindow()
   var references = PulseReferences()
+  var breath = BreathWatch()
+  /// The high-pass pole while a deep breath swings the baseline (`BeatDetectorTuning.breathHighPassCornerHz`), Q15.
+  let breathHighPassQ15: Int64
   var rhythm = RhythmTracker()
   var secondary = SecondaryWaveWatch()
   var searchBack = SearchBack()
@@ -65,6 +68,8 @@ public struct BeatDetector: Sendable {
     let lowCorner = min(BeatDetectorTuning.lowPassCornerHz, BeatDetectorTuning.lowPassMaximumShareOfRate * workingRateHz)
     let lowPass = ButterworthLowPassDesign(cornerHz: lowCorner, sampleRateHz: workingRateHz)
     bandPass = BandPass(highPass: highPass, lowPass: lowPass)
+    breathHighPassQ15 =
+      HighPassDesign(cornerHz: BeatDetectorTuning.breathHighPassCornerHz, sampleRateHz: workingRateHz).coefficientQ15
     energy = EnergyGate(workingRateHz: workingRateHz)
     invert = configuration.polarity == .inverted
     parameters = Parameters(
@@ -255,6 +260,7 @@ public struct BeatDetector: Sendable {
   @inline(never)
   mutating func restartFilters() {
     bandPass.reset()
+    breath = BreathWatch()
     energy.reset()
     restart(at: clock.index, settle: true)
     contact.primedLevel = Int64(monitor.lastSample)

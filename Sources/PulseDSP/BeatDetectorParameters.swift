@@ -28,6 +28,8 @@ extension BeatDetector {
     let rhythmToleranceQ8: Int64
     let phaseToleranceQ8: Int64
     let featureFloorQ8: Int64
+    let breathEngageQ8: Int64
+    let breathReleaseQ8: Int64
     /// Scores are compared squared: (amplitude ratio × slope ratio) in Q16 against threshold² in Q16.
     let scoreThresholdQ16: Int64
     let relaxedScoreThresholdQ16: Int64
@@ -76,6 +78,8 @@ extension BeatDetector {
       rhythmToleranceQ8 = q8(T.rhythmTolerance)
       phaseToleranceQ8 = q8(T.phaseTolerance)
       featureFloorQ8 = q8(T.featureFloor)
+      breathEngageQ8 = q8(T.breathWanderEngage)
+      breathReleaseQ8 = q8(T.breathWanderRelease)
       scoreThresholdQ16 = q16(T.scoreThreshold * T.scoreThreshold)
       relaxedScoreThresholdQ16 = q16(T.relaxedScoreThreshold * T.relaxedScoreThreshold)
       templateMatchQ8 = q8(T.templateMatchCorrelation)

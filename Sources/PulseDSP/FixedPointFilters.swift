@@ -53,12 +53,16 @@ struct BoxcarDecimator: Sendable {
 /// with a DC of 2^17 leaves only the pulse.
 struct HighPassQ15: Sendable {
   let design: HighPassDesign
+  /// The pole in use, Q15: the design's, or another corner's set by the caller (`BeatDetector.watchBreath`). The
+  /// state carries over, so the output goes on without a step; `reset` returns to the design's.
+  var coefficientQ15: Int64
   private var previousInput: Int64 = 0
   private var output: Int64 = 0
   private var primed = false
 
   init(design: HighPassDesign) {
     self.design = design
+    coefficientQ15 = design.coefficientQ15
   }
 
   init(cornerHz: Double, sampleRateHz: Double) {
@@ -73,7 +77,7 @@ struct HighPassQ15: Sendable {
       previousInput = input
     }
     // |input| < 2^39 (Q8 of an Int32) and |output| < 2^41, so |output + Δinput| < 2^42: product < 2^57.
-    output = (design.coefficientQ15 &* (output &+ input &- previousInput) &+ (1 << 14)) >> 15
+    output = (coefficientQ15 &* (output &+ input &- previousInput) &+ (1 << 14)) >> 15
     previousInput = input
     return output
   }
@@ -82,6 +86,7 @@ struct HighPassQ15: Sendable {
     previousInput = 0
     output = 0
     primed = false
+    coefficientQ15 = design.coefficientQ15
   }
 }
 
