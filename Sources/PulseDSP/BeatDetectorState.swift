@@ -161,8 +161,6 @@ extension BeatDetector {
     var needsShape = false
   }
 
-  /// What recent beats looked like: running medians of their amplitude and upslope, the references derived from
-  /// them (decayed while beats are overdue), and the last beat's amplitude and height.
   /// How far the feet of successive beats move (`BeatDetector.watchBreath`): a deep breath's baseline. Kept through a
   /// restart (the breathing that made the detector lose the rhythm goes on); new after fresh filters.
   struct BreathWatch: Sendable {
@@ -179,6 +177,8 @@ extension BeatDetector {
     var narrowBeats = 0
   }
 
+  /// What recent beats looked like: running medians of their amplitude and upslope, the references derived from
+  /// them (decayed while beats are overdue), and the last beat's amplitude and height.
   struct PulseReferences: Sendable {
     var amplitudes = RecentMedian()
     var slopes = RecentMedian()
