@@ -1,4 +1,8 @@
 extension BeatDetector {
+  /// The high-pass runs at `BeatDetectorTuning.breathHighPassCornerHz` (the filter's pole says it: a reset of the
+  /// filters returns it to 0.5 Hz with nothing else to keep in step).
+  var breathEngaged: Bool { bandPass.highPass.coefficientQ15 == breathHighPassQ15 }
+
   /// A beat whose rise started at `foot` (the band-passed trough before it): follows how far the feet of successive
   /// beats move against the reference amplitude, and switches the high-pass to `BeatDetectorTuning
   /// .breathHighPassCornerHz` while a deep breath swings the baseline by more than the pulse, back once it does not
@@ -17,12 +21,10 @@ extension BeatDetector {
     let stepQ8 = breath.footSteps.median &* 256
     breath.wideBeats = stepQ8 > parameters.breathEngageQ8 &* references.amplitude ? breath.wideBeats + 1 : 0
     breath.narrowBeats = stepQ8 < parameters.breathReleaseQ8 &* references.amplitude ? breath.narrowBeats + 1 : 0
-    if !breath.engaged && breath.wideBeats >= BeatDetectorTuning.breathEngageBeats {
-      breath.engaged = true
+    if !breathEngaged && breath.wideBeats >= BeatDetectorTuning.breathEngageBeats {
       bandPass.highPass.coefficientQ15 = breathHighPassQ15
       energy.resetTemplate()
-    } else if breath.engaged && breath.narrowBeats >= BeatDetectorTuning.breathReleaseBeats {
-      breath.engaged = false
+    } else if breathEngaged && breath.narrowBeats >= BeatDetectorTuning.breathReleaseBeats {
       bandPass.highPass.coefficientQ15 = bandPass.highPass.design.coefficientQ15
       energy.resetTemplate()
     }

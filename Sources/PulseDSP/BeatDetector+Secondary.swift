@@ -68,7 +68,7 @@ extension BeatDetector {
     guard rhythm.hasLastBeat else { return }
     // The higher corner a deep breath engages (`watchBreath`) gives the pulse a rebound after its secondary wave: one
     // more peak per span is the pulse's there.
-    let extra = breath.engaged ? max(0, secondary.pendingExtra - 1) : secondary.pendingExtra
+    let extra = breathEngaged ? max(0, secondary.pendingExtra - 1) : secondary.pendingExtra
     secondary.extraNibbles = (secondary.extraNibbles << 4) | UInt32(extra)
     let expected = rhythm.intervals.isEmpty ? 0 : rhythm.intervals.median
     guard expected > 0, abs(interval &- expected) &* 256 <= parameters.rhythmToleranceQ8 &* expected else { return }

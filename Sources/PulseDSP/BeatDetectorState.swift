@@ -170,8 +170,6 @@ extension BeatDetector {
     var footSteps = RecentMedian()
     var lastFoot: Int64 = 0
     var hasFoot = false
-    /// The high-pass runs at `breathHighPassCornerHz`.
-    var engaged = false
     /// Beats in a row whose median step was above the engage share, below the release share.
     var wideBeats = 0
     var narrowBeats = 0

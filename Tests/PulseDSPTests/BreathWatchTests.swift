@@ -44,7 +44,7 @@ struct BreathWatchTests {
           beats.append(beat.position / 100)
         }
       }
-      engaged.append(detector.breath.engaged)
+      engaged.append(detector.breathEngaged)
     }
     return (engaged, beats)
   }
