@@ -8,25 +8,14 @@ import Testing
 /// back at 0.5 Hz once the feet stop moving. A pulse without such a wander never switches it.
 @Suite("A deep breath's baseline switches the high-pass to a higher corner, and only it")
 struct BreathWatchTests {
-  /// Pulses every `interval` s at 100 Hz (a 120 ms half-cosine rise, a 250 ms exponential fall, 2 000 counts) on a
-  /// large constant level, ±4 counts of seeded noise, and a breath of `wander` times the pulse's size at 0.35 Hz
-  /// while `breathing(t)`.
+  /// Pulses every `interval` s at 100 Hz, 2 000 counts high (`SyntheticPulseTrain`), and a breath of `wander` times
+  /// the pulse's size at 0.35 Hz while `breathing(t)`.
   static func samples(interval: Double, wander: Double, seconds: Double, breathing: (Double) -> Bool = { _ in true })
     -> (samples: [Int32], beats: [Double])
   {
-    let rate = 100.0
     let beats = stride(from: 0.9, to: seconds, by: interval).map { $0 }
-    var state: UInt32 = 7
-    let samples = (0..<Int(seconds * rate)).map { i -> Int32 in
-      let t = Double(i) / rate
-      state = state &* 1_664_525 &+ 1_013_904_223
-      var value = 100_000.0 + Double(state >> 29) - 4
-      for beat in beats where t > beat - 0.12 && t < beat + 2 {
-        let u = t - beat
-        value += 2_000 * (u < 0 ? 0.5 * (1 - cos(Double.pi * (u + 0.12) / 0.12)) : exp(-u / 0.25))
-      }
-      if breathing(t) { value += wander * 2_000 * sin(2 * Double.pi * 0.35 * t) }
-      return Int32(value.rounded())
+    let samples = SyntheticPulseTrain.samples(rateHz: 100, beats: beats, amplitude: 2_000, seconds: seconds, seed: 7) {
+      breathing($0) ? wander * 2_000 * sin(2 * Double.pi * 0.35 * $0) : 0
     }
     return (samples, beats)
   }
@@ -50,7 +39,9 @@ struct BreathWatchTests {
   }
 
   /// True beats in [from, to) with a found beat within 50 ms, and found beats there with no true one.
-  static func matched(_ found: [Double], _ truth: [Double], from: Double, to: Double) -> (hit: Int, missed: Int, extra: Int) {
+  static func matched(
+    _ found: [Double], _ truth: [Double], from: Double, to: Double
+  ) -> (hit: Int, missed: Int, extra: Int) {
     let t = truth.filter { $0 >= from && $0 < to }
     let f = found.filter { $0 >= from && $0 < to }
     let hit = t.count { x in f.contains { abs($0 - x) <= 0.05 } }

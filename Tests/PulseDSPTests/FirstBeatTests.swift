@@ -9,26 +9,13 @@ import Testing
 /// (`BeatDetector.replacesLastBeat`: a replacement needs no beat before the one it replaces).
 @Suite("The first beat after a start gives way to the pulse right after it")
 struct FirstBeatTests {
-  /// A pulse train at `rateHz` around a large constant level: each beat rises over 120 ms (half a cosine) and falls
-  /// back exponentially (250 ms), `amplitude` counts high; plus one Gaussian ripple (σ 25 ms) at `rippleAt`, and
-  /// ±4 counts of seeded noise (a channel without any is flat: no contact).
+  /// A pulse train at `rateHz` (`SyntheticPulseTrain`) plus one Gaussian ripple (σ 25 ms) at `rippleAt`.
   static func pulses(
     rateHz: Double, beats: [Double], amplitude: Double, rippleAt: Double, ripple: Double, seconds: Double
   ) -> [Int32] {
-    var state: UInt32 = 91
-    return (0..<Int(seconds * rateHz)).map { i in
-      let t = Double(i) / rateHz
-      state = state &* 1_664_525 &+ 1_013_904_223
-      var value = 100_000.0 + Double(state >> 29) - 4
-      for beat in beats where t > beat - 0.12 {
-        let u = t - beat
-        let rise: Double = 0.5 * (1 - cos(Double.pi * (u + 0.12) / 0.12))
-        let fall: Double = exp(-u / 0.25)
-        value += amplitude * (u < 0 ? rise : fall)
-      }
+    SyntheticPulseTrain.samples(rateHz: rateHz, beats: beats, amplitude: amplitude, seconds: seconds, seed: 91) { t in
       let r = (t - rippleAt) / 0.025
-      value += ripple * exp(-0.5 * r * r)
-      return Int32(value.rounded())
+      return ripple * exp(-0.5 * r * r)
     }
   }
 
