@@ -8,10 +8,10 @@ public enum EvalSet {
 
   /// The whole set (what scripts/bench-accuracy writes and scores): every condition at every rate, `seeds`
   /// records each, `durationSeconds` long.
-  public static func fullSpecs(seeds: Int = 2, durationSeconds: Double = 300) -> [EvalRecordSpec] {
+  public static func fullSpecs(seeds: Int = 2, firstSeed: Int = 1, durationSeconds: Double = 300) -> [EvalRecordSpec] {
     EvalCondition.allCases.flatMap { condition in
       rates.flatMap { rate in
-        (1...max(1, seeds)).map {
+        (firstSeed..<(firstSeed + max(1, seeds))).map {
           EvalRecordSpec(condition: condition, rateHz: rate, seed: $0, durationSeconds: durationSeconds)
         }
       }

@@ -101,6 +101,16 @@ struct EvalSetGeneratorTests {
     #expect(clean.samples != a.samples)
   }
 
+  @Test("A held-out selection (--first-seed) has every condition and rate, at seeds the set does not use")
+  func heldOutSeeds() {
+    let set = EvalSet.fullSpecs(seeds: 2, durationSeconds: 60)
+    let heldOut = EvalSet.fullSpecs(seeds: 3, firstSeed: 101, durationSeconds: 60)
+    #expect(Set(set.map(\.seed)) == [1, 2])
+    #expect(Set(heldOut.map(\.seed)) == [101, 102, 103])
+    #expect(heldOut.count == EvalCondition.allCases.count * EvalSet.rates.count * 3)
+    #expect(Set(heldOut.map(\.condition)) == Set(EvalCondition.allCases))
+  }
+
   @Test("Premature beats: the foot comes 20–35 % early, then a full compensatory pause or a normal interval")
   func prematureSchedule() throws {
     let material = try #require(EvalMaterial.shared)

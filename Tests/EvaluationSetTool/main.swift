@@ -70,6 +70,9 @@ struct Selection: ParsableArguments {
   @Option(name: .long, help: "Records per condition and rate.")
   var seeds = 2
 
+  @Option(name: .long, help: "The first seed; seeds never measured on make a held-out set (e.g. 101).")
+  var firstSeed = 1
+
   @Option(name: .long, help: "Length of each record, seconds.")
   var duration = 300.0
 
@@ -81,6 +84,7 @@ struct Selection: ParsableArguments {
 
   func validate() throws {
     guard seeds >= 1, seeds <= 100 else { throw ValidationError("--seeds must be 1…100") }
+    guard firstSeed >= 1, firstSeed <= 1_000_000 else { throw ValidationError("--first-seed must be 1…1000000") }
     guard duration >= 10, duration <= 7200 else { throw ValidationError("--duration must be 10…7200 s") }
     if let conditions {
       for name in conditions.split(separator: ",") where EvalCondition(rawValue: String(name)) == nil {
@@ -94,7 +98,7 @@ struct Selection: ParsableArguments {
   }
 
   var specs: [EvalRecordSpec] {
-    var specs = EvalSet.fullSpecs(seeds: seeds, durationSeconds: duration)
+    var specs = EvalSet.fullSpecs(seeds: seeds, firstSeed: firstSeed, durationSeconds: duration)
     if let conditions {
       let wanted = conditions.split(separator: ",").map(String.init)
       specs = specs.filter { wanted.contains($0.condition.rawValue) }
