@@ -10,12 +10,21 @@ import Testing
 struct BreathWatchTests {
   /// Pulses every `interval` s at 100 Hz, 2 000 counts high (`SyntheticPulseTrain`), and a breath of `wander` times
   /// the pulse's size at 0.35 Hz while `breathing(t)`.
-  static func samples(interval: Double, wander: Double, seconds: Double, breathing: (Double) -> Bool = { _ in true })
-    -> (samples: [Int32], beats: [Double])
-  {
+  static func samples(
+    interval: Double, wander: Double, seconds: Double, secondaryWave: Double = 0,
+    breathing: (Double) -> Bool = { _ in true }
+  ) -> (samples: [Int32], beats: [Double]) {
     let beats = stride(from: 0.9, to: seconds, by: interval).map { $0 }
-    let samples = SyntheticPulseTrain.samples(rateHz: 100, beats: beats, amplitude: 2_000, seconds: seconds, seed: 7) {
-      breathing($0) ? wander * 2_000 * sin(2 * Double.pi * 0.35 * $0) : 0
+    let samples = SyntheticPulseTrain.samples(
+      rateHz: 100, beats: beats, amplitude: 2_000, seconds: seconds, seed: 7
+    ) { t in
+      var extra = breathing(t) ? wander * 2_000 * sin(2 * Double.pi * 0.35 * t) : 0
+      if secondaryWave > 0, let beat = beats.last(where: { $0 <= t }) {
+        // A reflected wave 350 ms after the peak, `secondaryWave` of the pulse's height.
+        let u = (t - beat - 0.35) / 0.06
+        extra += secondaryWave * 2_000 * exp(-u * u / 2)
+      }
+      return extra
     }
     return (samples, beats)
   }
@@ -62,6 +71,22 @@ struct BreathWatchTests {
     // ...and from then on it finds every pulse and nothing else
     let m = Self.matched(beats, truth, from: Double(first) + 5, to: 59)
     #expect(m.missed == 0 && m.extra == 0, "\(m) after \(first + 5) s")
+  }
+
+  @Test("A slow pulse with a reflected wave on a deep breath: every beat found at the higher corner, nothing else")
+  func slowPulseOnDeepBreath() throws {
+    // Given 40 bpm pulses (0.67 Hz: the 1 Hz corner passes their fundamental at about 0.55, and a 2 Hz one lifts
+    // their reflected wave into an extra beat) with a reflected wave 0.35 of their height, on a 0.35 Hz breath twice
+    // their size
+    let (samples, truth) = Self.samples(interval: 1.5, wander: 2.0, seconds: 90, secondaryWave: 0.35)
+    // When the detector runs
+    let (engaged, beats) = try Self.run(samples)
+    // Then it engages (ten beats or so: six feet, then four steps above the share), and from 10 s after that it
+    // finds every pulse and nothing else
+    let first = try #require(engaged.firstIndex(of: true), "never engaged")
+    #expect(first < 45, "engaged only at \(first) s")
+    let m = Self.matched(beats, truth, from: Double(first) + 10, to: 89)
+    #expect(m.hit >= 25 && m.missed == 0 && m.extra == 0, "\(m) after \(first + 10) s")
   }
 
   @Test("The same pulses without a breath, and a slow pulse, never engage it", arguments: [0.86, 1.5])
