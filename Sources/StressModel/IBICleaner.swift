@@ -10,7 +10,9 @@
 /// - **extra beat**: a and b short, a + b ≈ 1: a false detection split one interval (both excluded);
 /// - **premature beat**: a short, b long, a jump b − a beyond D, a + b ≈ the two neighbouring intervals (or 2;
 ///   within 1.5 τ when the beat between is weak), and the interval after them not long or the jump beyond 1.5 D
-///   (compensatory pause); or a short and b ≈ 1 with a jump beyond 0.6 D (the rhythm resets from it). Both
+///   (compensatory pause); or a short and b ≈ 1 with a jump beyond 0.6 D (the rhythm resets from it); or a short
+///   in a V, 0.65 D below the mean of the clean interval before and b, each 0.1 above it (sinus rhythm changes
+///   gradually; in a very variable heart, whose D is large, a 20–35 % early beat passes the two tests before). Both
 ///   intervals touch a non-sinus beat and are excluded, as NN intervals exclude them;
 /// - **misplaced beat**: a long, b short, a − b beyond D, a + b ≈ the neighbours' sum: a beat found out of place
 ///   (hidden in a shoulder, taken late), unless b and its successor are themselves an extra or a premature beat
@@ -322,6 +324,11 @@ public struct IBICleaner: Sendable {
       verdict = .prematureBeat
       pairs = true
     } else if let b, a < 1 - d, abs(b - 1) < min(tolerance, d), b - a > 0.6 * jump {
+      verdict = .prematureBeat
+      pairs = true
+    } else if let b, let p = previousClean.map({ $0 / m }), a < 1 - d / 2, p - a > 0.1, b - a > 0.1,
+      (p + b) / 2 - a > 0.65 * jump
+    {
       verdict = .prematureBeat
       pairs = true
     } else if let b, a > 1 + d / 2, b < 1 - d / 2, a - b > jump, abs(a + b - pairSum) < tolerance,

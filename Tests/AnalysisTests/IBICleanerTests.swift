@@ -77,10 +77,11 @@ struct IBICleanerTests {
       }
     }
     // Recall of artefact intervals and the share of normal intervals lost (the second interval after a reset
-    // premature beat has a normal length; keeping it costs nothing, so both counts allow for it).
+    // premature beat has a normal length; keeping it costs nothing, so both counts allow for it). Reset premature
+    // beats: 0.89 of their intervals caught, 0.83 before the V test (a short interval between two longer ones).
     let recall = Double(caught) / Double(artefacts)
     let loss = Double(lost) / Double(normal)
-    #expect(recall >= (kind == .prematureReset ? 0.75 : 0.9), "\(kind): \(caught) of \(artefacts) artefact intervals caught")
+    #expect(recall >= (kind == .prematureReset ? 0.85 : 0.9), "\(kind): \(caught) of \(artefacts) artefact intervals caught")
     #expect(loss <= 0.01, "\(kind): \(lost) of \(normal) normal intervals lost")
   }
 
@@ -156,9 +157,21 @@ struct IBICleanerTests {
     cleaner.finish { judged.append($0) }
     #expect(judged[120].verdict == .prematureBeat && judged[121].verdict == .prematureBeat)
     #expect(judged[119].isClean && judged[122].isClean)
-    // By timing alone (no sizes, or a full-sized beat) the sum is too far off for the pattern.
+    // By timing alone (no sizes, or a full-sized beat) the sum is too far off for the pattern; what sets the pair
+    // aside is the V the early beat makes below the interval before it and the pause.
     let plain = Self.clean(times)
-    #expect(!(plain[120].verdict == .prematureBeat && plain[121].verdict == .prematureBeat))
+    #expect(plain[120].verdict == .prematureBeat && plain[121].verdict == .prematureBeat)
+    // Where the interval before is as short (no V), only the weak beat's size makes the pair.
+    var noDip = Self.premature(nn, endingInterval: 120, longerPause: 0.17)
+    noDip[119] = noDip[120] * 1.05
+    let noDipTimes = Self.beats(noDip)
+    var sized = IBICleaner()
+    var judgedNoDip: [InterBeatInterval] = []
+    for (t, size) in zip(noDipTimes, sizes) { sized.addBeat(atSeconds: t, size: size) { judgedNoDip.append($0) } }
+    sized.finish { judgedNoDip.append($0) }
+    #expect(judgedNoDip[120].verdict == .prematureBeat && judgedNoDip[121].verdict == .prematureBeat)
+    let plainNoDip = Self.clean(noDipTimes)
+    #expect(!(plainNoDip[120].verdict == .prematureBeat && plainNoDip[121].verdict == .prematureBeat))
   }
 
   @Test("A beat found early and the next one missed: the short interval and the long one after it are both set aside")
