@@ -131,6 +131,24 @@ struct IBICleanerTests {
     #expect(bad.subtracting(expectedBad).isEmpty, "also rejected: \(bad.subtracting(expectedBad).sorted())")
   }
 
+  @Test("In a very variable heart a beat 25 % early that resets the rhythm makes a V: both intervals set aside")
+  func earlyBeatInAVariableHeart() {
+    // Respiratory swings of ±15 % over 4.5 beats (successive changes up to 20 %: D at its cap) and ±3 % of seeded
+    // jitter; beat 121 comes 25 % early and the rhythm goes on from it.
+    var random = SplitMix64(seed: 5)
+    let sinus = (0..<240).map { (k: Int) -> Double in
+      850 * (1 + 0.15 * sin(2 * Double.pi * Double(k) / 4.5) + 0.06 * (random.unit() - 0.5))
+    }
+    var intervals = sinus
+    intervals[120] *= 0.75
+    let judged = Self.clean(Self.beats(intervals))
+    #expect(judged[120].verdict == .prematureBeat && judged[121].verdict == .prematureBeat)
+    // The swings alone, however deep their troughs, are clean.
+    let alone = Self.clean(Self.beats(sinus))
+    let rejected = alone.indices.filter { !alone[$0].isClean }
+    #expect(rejected.isEmpty, "rejected: \(rejected)")
+  }
+
   @Test("A premature beat whose pause is followed by a long interval is still a premature beat")
   func prematureBeforeALongInterval() throws {
     let nn = try SharedData.column("rr/systole_rr.csv")
