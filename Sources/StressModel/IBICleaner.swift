@@ -37,40 +37,6 @@
 /// successors; a gap (`breakSegment`) or `finish` judges the waiting ones with what is there. Nothing is
 /// stitched across a gap. Measured on the real NN series and on injected artefacts in docs/detector.md.
 public struct IBICleaner: Sendable {
-  public struct Configuration: Sendable, Equatable {
-    /// Physiologically plausible intervals, ms (240 bpm to 24 bpm: a 190 bpm heart with real variability
-    /// reaches 210-220 bpm beat to beat; a 40 bpm heart with strong sinus arrhythmia reaches 2.2 s).
-    public var plausibleMilliseconds: ClosedRange<Double>
-    /// Intervals not yet judged clean set the reference only from this length up (200 bpm): below it, short
-    /// intervals are more often parts of false beats in noise than a fast heart's own.
-    public var referenceFloorMilliseconds: Double
-    /// d = this × the robust spread of recent clean intervals around their references...
-    public var spreadMultiplier: Double
-    /// ...kept in this range (shares of the reference interval).
-    public var deviationRange: ClosedRange<Double>
-    /// D = this × the robust spread of successive differences of clean intervals...
-    public var jumpMultiplier: Double
-    /// ...kept in this range.
-    public var jumpRange: ClosedRange<Double>
-    /// How close a sum or ratio must come to its pattern (a + b ≈ 1 or 2, a ≈ 2), in reference intervals.
-    public var patternTolerance: Double
-
-    public init(
-      plausibleMilliseconds: ClosedRange<Double> = 250...2500, spreadMultiplier: Double = 3,
-      deviationRange: ClosedRange<Double> = 0.12...0.2, jumpMultiplier: Double = 4,
-      jumpRange: ClosedRange<Double> = 0.25...0.4, patternTolerance: Double = 0.3,
-      referenceFloorMilliseconds: Double = 300
-    ) {
-      self.plausibleMilliseconds = plausibleMilliseconds
-      self.referenceFloorMilliseconds = referenceFloorMilliseconds
-      self.spreadMultiplier = spreadMultiplier
-      self.deviationRange = deviationRange
-      self.jumpMultiplier = jumpMultiplier
-      self.jumpRange = jumpRange
-      self.patternTolerance = patternTolerance
-    }
-  }
-
   /// Intervals after the judged one that a verdict waits for.
   public static let lookAhead = 4
   /// Clean intervals before the judged one in its reference, and judged ones where those are too few (a
