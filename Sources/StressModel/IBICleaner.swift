@@ -7,7 +7,9 @@
 /// 2019, the Kubios method; Kamath & Fallen 1995), so each interval x is compared with a local reference m and
 /// its successor y, in units of m (a = x/m, b = y/m):
 /// - **missed beat**: a ≈ 2 (or 3): one interval spans two;
-/// - **extra beat**: a and b short, a + b ≈ 1: a false detection split one interval (both excluded);
+/// - **extra beat**: a false detection split one interval (both excluded): a and b short, a + b ≈ 1; or one of them
+///   a fragment far short (below 1 − 2.5d) beside one not long (below 1 + d/2), a + b ≈ 1 or within τ/2 of the
+///   interval after them when that one is steady (not far off): a false beat late in a long interval;
 /// - **premature beat**: a short, b long, a jump b − a beyond D, a + b ≈ the two neighbouring intervals (or 2;
 ///   within 1.5 τ when the beat between is weak), and the interval after them not long or the jump beyond 1.5 D
 ///   (compensatory pause); or a short and b ≈ 1 with a jump beyond 0.6 D (the rhythm resets from it); or a short
@@ -263,14 +265,16 @@ public struct IBICleaner: Sendable {
     let previousClean = lastWasClean ? newestClean() : nil
     // Two normal intervals around here: the clean one before and the one after the pair, else 2m.
     var pairSum = 2.0
-    // The interval after the pair, in reference intervals (nil at a segment's end).
+    // The interval after the pair, in reference intervals (nil at a segment's end), and the same when it is steady:
+    // plausible and not far off.
     let c: Double? = waiting.count > 2 ? milliseconds(2) / m : nil
-    if let previousClean, let c, isPlausible(milliseconds(2)), !isFarOff(c, d: d) {
-      pairSum = previousClean / m + c
-    }
+    let steadyNext = c.flatMap { isPlausible(milliseconds(2)) && !isFarOff($0, d: d) ? $0 : nil }
+    if let previousClean, let steadyNext { pairSum = previousClean / m + steadyNext }
     var verdict = InterBeatInterval.Verdict.clean
     var pairs = false
-    if let b, a < 1 - d, b < 1 - d / 2, abs(a + b - 1) < tolerance {
+    if let b, a < 1 - d && b < 1 - d / 2 && abs(a + b - 1) < tolerance
+      || splitByFragment(a, b, c, steadyNext: steadyNext, d: d)
+    {
       verdict = .extraBeat
       pairs = true
     } else if !isPlausible(x) {
@@ -318,6 +322,23 @@ public struct IBICleaner: Sendable {
 
   /// Whether an interval of `a` reference intervals is far off them without a pattern (`irregular`).
   private func isFarOff(_ a: Double, d: Double) -> Bool { a < 1 - 2.5 * d || a > 1 + 3 * d }
+
+  /// Whether intervals a, b (in reference intervals) are one split by a false beat where one of them is a fragment no
+  /// rhythm of this heart makes (far short, `isFarOff`) and the other is not long: their sum is about one interval,
+  /// or about the steady interval after them (a false beat late in a long interval: as long as the breath's swing
+  /// has made its successor). A fragment b may instead belong with c (b + c about one or two: an extra detection or
+  /// a misplaced beat after a missed one); it goes with the side it fits better.
+  private func splitByFragment(_ a: Double, _ b: Double, _ c: Double?, steadyNext: Double?, d: Double) -> Bool {
+    let fragment = 1 - 2.5 * d
+    let notLong = 1 + d / 2
+    guard a < fragment && b < notLong || b < fragment && a < notLong else { return false }
+    let sum = a + b
+    let offOne = abs(sum - 1)
+    let offNext = steadyNext.map { abs(sum - $0) } ?? .infinity
+    guard min(offOne, 2 * offNext) < configuration.patternTolerance else { return false }
+    guard a >= fragment, let c else { return true }
+    return min(offOne, offNext) < min(abs(b + c - 1), abs(b + c - 2))
+  }
 
   /// Whether intervals b, c (in reference intervals) are an extra detection or a compensatory premature beat.
   private func startsArtefact(_ b: Double, _ c: Double?, d: Double, jump: Double) -> Bool {

@@ -192,6 +192,30 @@ struct IBICleanerTests {
     #expect(!(plainNoDip[120].verdict == .prematureBeat && plainNoDip[121].verdict == .prematureBeat))
   }
 
+  @Test("A false beat late in a long interval: its two parts are an extra beat, the steady interval after them kept")
+  func falseBeatLateInALongInterval() {
+    // Swings of ±12 % over 5 beats and ±3 % of seeded jitter (d near its cap). Interval 120 is 25 % long and a noise
+    // peak 0.9 of a mean interval into it splits it: 0.9 and 0.35, neither both short nor summing to one.
+    var random = SplitMix64(seed: 3)
+    let sinus = (0..<240).map { (k: Int) -> Double in
+      900 * (1 + 0.12 * sin(2 * Double.pi * Double(k) / 5) + 0.06 * (random.unit() - 0.5))
+    }
+    var intervals = sinus
+    intervals[120] = 1.25 * 900
+    intervals.replaceSubrange(120...120, with: [0.9 * 900, 0.35 * 900])
+    let judged = Self.clean(Self.beats(intervals))
+    #expect(judged[120].verdict == .extraBeat && judged[121].verdict == .extraBeat)
+    #expect(judged[119].isClean && judged[122].isClean)
+    // A false beat early in an interval and the true one after it missed (a fragment, then a long interval that is
+    // not steady): the fragment and that interval are the pattern, and the interval before them stays.
+    var misplaced = sinus
+    misplaced.replaceSubrange(160...161, with: [0.45 * sinus[160], 0.55 * sinus[160] + sinus[161]])
+    let judgedMisplaced = Self.clean(Self.beats(misplaced))
+    #expect(judgedMisplaced[159].isClean)
+    #expect(!judgedMisplaced[160].isClean && !judgedMisplaced[161].isClean)
+    #expect(judgedMisplaced[160].verdict != .extraBeat || judgedMisplaced[159].verdict != .extraBeat)
+  }
+
   @Test("A beat found early and the next one missed: the short interval and the long one after it are both set aside")
   func earlyBeatThenAMissedOne() throws {
     let nn = try SharedData.column("rr/systole_rr.csv")
@@ -287,11 +311,15 @@ struct IBICleanerTests {
     #expect(Set(judged.map(\.segment)).count == 2)
     let runs = InterBeatInterval.cleanRuns(judged)
     #expect(runs.count >= 3)  // split at the double detection and at the break
-    // A lone 220 ms interval with nothing to pair it with is implausible.
+    // A 220 ms interval (beat 31 found 630 ms early): after the interval before it, the two sum to about one and
+    // are an extra detection. As the first of a segment it has nothing to pair with and is implausible (the break
+    // before beat 30 drops interval 29, so it is judged[29] there).
     var lone = Self.beats(nn)
     lone.insert(lone[30] + 0.22, at: 31)
     lone.remove(at: 32)
-    #expect(Self.clean(lone)[30].verdict == .implausible)
+    let paired = Self.clean(lone)
+    #expect(paired[29].verdict == .extraBeat && paired[30].verdict == .extraBeat)
+    #expect(Self.clean(lone, breakAt: [30])[29].verdict == .implausible)
   }
 
   @Test("A lost contact sets aside the intervals that end within a second before it; the earlier ones are judged")
