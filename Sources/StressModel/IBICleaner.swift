@@ -22,8 +22,9 @@
 ///   or a short (beyond d), then b over 1.5 with a + b within τ of a whole number (3 or more): a beat found early
 ///   and the next one missed;
 /// - **irregular**: no pattern, but far off (a < 1 − 2.5d or a > 1 + 3d): noise, unexplained, or the long
-///   interval of a premature beat the pair test missed; or no pattern and the interval after the beat at which the
-///   detector found the rhythm clearly irregular while the pulse stayed clean (`noteIrregularRhythm`).
+///   interval of a premature beat the pair test missed, unless long under 1.6 after a clean interval at least m (the
+///   heart slowing: a pause follows an early beat's short interval); or no pattern and the interval after the beat at
+///   which the detector found the rhythm clearly irregular while the pulse stayed clean (`noteIrregularRhythm`).
 /// Everything else is clean, however far it swings: a real isolated long interval returns to normal after it,
 /// it is not followed by a short one. "Short" and "long" mean beyond d, a time-varying threshold (Kubios' idea):
 /// d = 3 × the robust spread (1.4826 × median |a − 1|) of the last 60 clean intervals, kept in 0.12...0.2, so a
@@ -75,6 +76,10 @@ public struct IBICleaner: Sendable {
   /// a short interval ending at one may form a premature pair whose sum misses by up to `weakPairTolerance` τ.
   public static let weakRatio = 0.8
   static let weakPairTolerance = 1.5
+  /// A far-off long interval under this many reference intervals, after a clean one at least the reference, is the
+  /// heart slowing and stays clean (`slowsAfterSinus`). A missed beat spans two intervals: 1.7 or more by the
+  /// missed-beat test, down to about 1.6 where the two it spans were short ones.
+  static let slowingLimit = 1.6
   static let sizeHistory = 8
 
   // MARK: - Properties
@@ -306,7 +311,7 @@ public struct IBICleaner: Sendable {
     {
       verdict = .misplacedBeat
       pairs = true
-    } else if isFarOff(a, d: d) || waiting[0].offRhythm {
+    } else if isFarOff(a, d: d) && !slowsAfterSinus(a, previousMs: previousClean, m: m) || waiting[0].offRhythm {
       verdict = .irregular
     }
     if pairs { pairedVerdict = verdict }
@@ -319,35 +324,6 @@ public struct IBICleaner: Sendable {
   }
 
   private func newestClean() -> Double? { clean.newest }
-
-  /// Whether an interval of `a` reference intervals is far off them without a pattern (`irregular`).
-  private func isFarOff(_ a: Double, d: Double) -> Bool { a < 1 - 2.5 * d || a > 1 + 3 * d }
-
-  /// Whether intervals a, b (in reference intervals) are one split by a false beat where one of them is a fragment no
-  /// rhythm of this heart makes (far short, `isFarOff`) and the other is not long: their sum is about one interval,
-  /// or about the steady interval after them (a false beat late in a long interval: as long as the breath's swing
-  /// has made its successor). A fragment b may instead belong with c (b + c about one or two: an extra detection or
-  /// a misplaced beat after a missed one); it goes with the side it fits better.
-  private func splitByFragment(_ a: Double, _ b: Double, _ c: Double?, steadyNext: Double?, d: Double) -> Bool {
-    let fragment = 1 - 2.5 * d
-    let notLong = 1 + d / 2
-    guard a < fragment && b < notLong || b < fragment && a < notLong else { return false }
-    let sum = a + b
-    let offOne = abs(sum - 1)
-    let offNext = steadyNext.map { abs(sum - $0) } ?? .infinity
-    guard min(offOne, 2 * offNext) < configuration.patternTolerance else { return false }
-    guard a >= fragment, let c else { return true }
-    return min(offOne, offNext) < min(abs(b + c - 1), abs(b + c - 2))
-  }
-
-  /// Whether intervals b, c (in reference intervals) are an extra detection or a compensatory premature beat.
-  private func startsArtefact(_ b: Double, _ c: Double?, d: Double, jump: Double) -> Bool {
-    guard let c else { return false }
-    let tolerance = configuration.patternTolerance
-    let extra = b < 1 - d && c < 1 - d / 2 && abs(b + c - 1) < tolerance
-    let premature = c > 1 + d / 2 && c - b > jump && abs(b + c - 2) < tolerance
-    return extra || premature
-  }
 
   /// The median of the last clean intervals and the plausible ones two to four ahead; where these are too
   /// few (a segment's start or end), of any plausible neighbours. Nil when even those are too few.

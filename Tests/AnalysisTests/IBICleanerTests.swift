@@ -229,6 +229,24 @@ struct IBICleanerTests {
     #expect(judged[119].isClean && judged[122].isClean)
   }
 
+  @Test("A lone long interval after one lengthening is the heart slowing and stays; after a slightly early beat, a pause")
+  func loneLongIntervalAfterASlowingOne() {
+    // A steady heart (±1.5 % of seeded jitter: d at its 0.12 floor, far off from 1.36). At 120 the heart slows: 5 %
+    // long, then 42 % long, then back. At 160 the same 42 % follows a beat 4 % early, too little for the pair tests.
+    var random = SplitMix64(seed: 7)
+    var intervals = (0..<240).map { _ in 800 * (1 + 0.03 * (random.unit() - 0.5)) }
+    intervals[119] = 1.05 * 800
+    intervals[120] = 1.42 * 800
+    intervals[159] = 0.96 * 800
+    intervals[160] = 1.42 * 800
+    let judged = Self.clean(Self.beats(intervals))
+    #expect(judged[119].isClean && judged[120].isClean && judged[121].isClean)
+    #expect(judged[159].isClean && judged[160].verdict == .irregular && judged[161].isClean)
+    // Past 1.6 a long interval is more often a missed beat between two short ones than the heart slowing.
+    intervals[120] = 1.65 * 800
+    #expect(Self.clean(Self.beats(intervals))[120].verdict == .irregular)
+  }
+
   @Test("A beat found late and the next one missed: the long and short interval are a pair, the missed beat its own")
   func lateBeatThenAMissedOne() throws {
     let nn = try SharedData.column("rr/systole_rr.csv")

@@ -1,0 +1,41 @@
+/// The signatures `IBICleaner.classify` asks about beside the pattern tests it states itself: pure functions of
+/// intervals in reference intervals (a = x/m, b, c after it) and the thresholds d and D.
+extension IBICleaner {
+  /// Whether a long interval of `a` reference intervals (m ms), far off but under `slowingLimit`, is the heart slowing:
+  /// the clean interval before it (`previousMs`) is at least the reference. A compensatory pause
+  /// follows an early beat, whose interval is short however little; a lone slow beat of sinus rhythm comes after one
+  /// already lengthening.
+  func slowsAfterSinus(_ a: Double, previousMs: Double?, m: Double) -> Bool {
+    guard let previousMs else { return false }
+    return a > 1 && a < Self.slowingLimit && previousMs >= m
+  }
+
+  /// Whether an interval of `a` reference intervals is far off them without a pattern (`irregular`).
+  func isFarOff(_ a: Double, d: Double) -> Bool { a < 1 - 2.5 * d || a > 1 + 3 * d }
+
+  /// Whether intervals a, b (in reference intervals) are one split by a false beat where one of them is a fragment no
+  /// rhythm of this heart makes (far short, `isFarOff`) and the other is not long: their sum is about one interval,
+  /// or about the steady interval after them (a false beat late in a long interval: as long as the breath's swing
+  /// has made its successor). A fragment b may instead belong with c (b + c about one or two: an extra detection or
+  /// a misplaced beat after a missed one); it goes with the side it fits better.
+  func splitByFragment(_ a: Double, _ b: Double, _ c: Double?, steadyNext: Double?, d: Double) -> Bool {
+    let fragment = 1 - 2.5 * d
+    let notLong = 1 + d / 2
+    guard a < fragment && b < notLong || b < fragment && a < notLong else { return false }
+    let sum = a + b
+    let offOne = abs(sum - 1)
+    let offNext = steadyNext.map { abs(sum - $0) } ?? .infinity
+    guard min(offOne, 2 * offNext) < configuration.patternTolerance else { return false }
+    guard a >= fragment, let c else { return true }
+    return min(offOne, offNext) < min(abs(b + c - 1), abs(b + c - 2))
+  }
+
+  /// Whether intervals b, c (in reference intervals) are an extra detection or a compensatory premature beat.
+  func startsArtefact(_ b: Double, _ c: Double?, d: Double, jump: Double) -> Bool {
+    guard let c else { return false }
+    let tolerance = configuration.patternTolerance
+    let extra = b < 1 - d && c < 1 - d / 2 && abs(b + c - 1) < tolerance
+    let premature = c > 1 + d / 2 && c - b > jump && abs(b + c - 2) < tolerance
+    return extra || premature
+  }
+}
