@@ -4,7 +4,7 @@ public struct InterBeatInterval: Sendable, Equatable, Codable {
   public enum Verdict: String, Sendable, Codable, CaseIterable {
     /// A normal-to-normal interval: used, however far real variability takes it.
     case clean
-    /// Outside the plausible range (250-2500 ms).
+    /// Outside the plausible range (220-2500 ms by default: `IBICleaner.Configuration`).
     case implausible
     /// About two (or three) intervals long: the detector missed a beat.
     case missedBeat = "missed_beat"
