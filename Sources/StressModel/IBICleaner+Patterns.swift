@@ -11,7 +11,16 @@ extension IBICleaner {
   }
 
   /// Whether an interval of `a` reference intervals is far off them without a pattern (`irregular`).
-  func isFarOff(_ a: Double, d: Double) -> Bool { a < 1 - 2.5 * d || a > 1 + 3 * d }
+  func isFarOff(_ a: Double, d: Double) -> Bool { a < Self.farShortEdge(d) || a > 1 + 3 * d }
+
+  /// The far-off band's short edge: below it no rhythm of this heart makes an interval (a fragment).
+  static func farShortEdge(_ d: Double) -> Double { 1 - 2.5 * d }
+
+  /// Whether a and b are both short (a beyond d, b beyond d/2) and sum to about one interval: a false detection split
+  /// one.
+  func shortPairSumsToOne(_ a: Double, _ b: Double, d: Double) -> Bool {
+    a < 1 - d && b < 1 - d / 2 && abs(a + b - 1) < configuration.patternTolerance
+  }
 
   /// Whether intervals a, b (in reference intervals) are one split by a false beat where one of them is a fragment no
   /// rhythm of this heart makes (far short, `isFarOff`) and the other is not long: their sum is about one interval,
@@ -19,7 +28,7 @@ extension IBICleaner {
   /// has made its successor). A fragment b may instead belong with c (b + c about one or two: an extra detection or
   /// a misplaced beat after a missed one); it goes with the side it fits better.
   func splitByFragment(_ a: Double, _ b: Double, _ c: Double?, steadyNext: Double?, d: Double) -> Bool {
-    let fragment = 1 - 2.5 * d
+    let fragment = Self.farShortEdge(d)
     let notLong = 1 + d / 2
     guard a < fragment && b < notLong || b < fragment && a < notLong else { return false }
     let sum = a + b
@@ -33,9 +42,7 @@ extension IBICleaner {
   /// Whether intervals b, c (in reference intervals) are an extra detection or a compensatory premature beat.
   func startsArtefact(_ b: Double, _ c: Double?, d: Double, jump: Double) -> Bool {
     guard let c else { return false }
-    let tolerance = configuration.patternTolerance
-    let extra = b < 1 - d && c < 1 - d / 2 && abs(b + c - 1) < tolerance
-    let premature = c > 1 + d / 2 && c - b > jump && abs(b + c - 2) < tolerance
-    return extra || premature
+    let premature = c > 1 + d / 2 && c - b > jump && abs(b + c - 2) < configuration.patternTolerance
+    return shortPairSumsToOne(b, c, d: d) || premature
   }
 }

@@ -277,9 +277,7 @@ public struct IBICleaner: Sendable {
     if let previousClean, let steadyNext { pairSum = previousClean / m + steadyNext }
     var verdict = InterBeatInterval.Verdict.clean
     var pairs = false
-    if let b, a < 1 - d && b < 1 - d / 2 && abs(a + b - 1) < tolerance
-      || splitByFragment(a, b, c, steadyNext: steadyNext, d: d)
-    {
+    if let b, shortPairSumsToOne(a, b, d: d) || splitByFragment(a, b, c, steadyNext: steadyNext, d: d) {
       verdict = .extraBeat
       pairs = true
     } else if !isPlausible(x) {
