@@ -11,10 +11,12 @@ struct HeldOutRun {
   var recovered: [Double]
   var recoveredInPairs: [Double]
 
-  /// 120 s records of `condition` at every rate and seed given.
-  static func specs(_ condition: EvalCondition, rates: [Double], seeds: ClosedRange<Int>) -> [EvalRecordSpec] {
+  /// Records of `condition` (120 s unless told) at every rate and seed given.
+  static func specs(
+    _ condition: EvalCondition, rates: [Double], seeds: ClosedRange<Int>, durationSeconds: Double = 120
+  ) -> [EvalRecordSpec] {
     rates.flatMap { rate in
-      seeds.map { EvalRecordSpec(condition: condition, rateHz: rate, seed: $0, durationSeconds: 120) }
+      seeds.map { EvalRecordSpec(condition: condition, rateHz: rate, seed: $0, durationSeconds: durationSeconds) }
     }
   }
 

@@ -30,11 +30,7 @@ struct HeldOutWindowTests {
     // 12's twenty-first round; their real RR series hold lone long intervals 1.4-1.6 times their neighbours and a fast
     // heart's swings down to 236 ms)
     let conditions: [EvalCondition] = [.clean, .slow, .fast]
-    let specs = conditions.flatMap { condition in
-      [25.0, 50].flatMap { rate in
-        (201...206).map { EvalRecordSpec(condition: condition, rateHz: rate, seed: $0, durationSeconds: 300) }
-      }
-    }
+    let specs = conditions.flatMap { HeldOutRun.specs($0, rates: [25, 50], seeds: 201...206, durationSeconds: 300) }
     // When the chain scores them
     let scores = specs.compactMap { try? EvalSet.score($0, analyzer: .stressmon) }
     #expect(scores.count == specs.count)
