@@ -140,8 +140,9 @@ extension BeatDetector {
 
   /// The pulse's shape (PulseTemplate.swift): a candidate off the rhythm (early or late) must look like the
   /// recent good pulses; one on the rhythm only needs some likeness, and if it is not a good match it marks the
-  /// signal poor for the next beats. Good matches on the rhythm teach the template. False: no beat. Beats on the
-  /// rhythm are sampled (`templateOnTimeMask`).
+  /// signal poor for the next beats. Good matches on the rhythm teach the template. False: no beat. The detector
+  /// acts on the shape of beats on the rhythm it samples (`templateOnTimeMask`); every beat's shape is measured
+  /// once the template is ready and reported (`DetectedBeat.shapeQ8`), for the IBI cleaner.
   mutating func shapeFits(_ c: Candidate) -> Bool {
     let index = clock.index &- 1  // the working sample being stepped (acceptPending's)
     // A replacement is timed from the beat before the one it replaces.
@@ -159,9 +160,11 @@ extension BeatDetector {
     var misshapen = false
     rhythm.onTimeCount &+= onTime ? 1 : 0
     let sampled = rhythm.onTimeCount & BeatDetectorTuning.templateOnTimeMask == 0 || !energy.template.isReady
-    if onTime ? sampled : energy.template.isReady {
+    if onTime || energy.template.isReady {
       let likeness = templateLikeness(c, now: index, expected: expected)
-      if likeness == 2 {
+      if onTime && !sampled {
+        // Measured for the report only.
+      } else if likeness == 2 {
         rhythm.anchorIndex = c.index
         if onTime && energy.template.wantsBeat() { energy.learnWindow() }
       } else if likeness == 1 && onTime {

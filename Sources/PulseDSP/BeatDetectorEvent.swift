@@ -24,7 +24,7 @@ public struct DetectedBeat: Sendable, Equatable {
   /// wave): a pulse buried in noise has them, a clean one none (0...15).
   public var extraPeaks: UInt8
   /// How the pulse template matched this beat's upstroke, peak and start of the downstroke: r² × 256 (0...256), or
-  /// −1 when the template did not judge it (not ready yet, or a beat on the rhythm it did not sample).
+  /// −1 when the template did not judge it (not ready yet, or the window not wholly in the buffer).
   public var shapeQ8: Int16
 
   public init(

@@ -128,8 +128,10 @@ enum BeatDetectorTuning {
   /// template (the first four such beats after a restart, then every fourth, PulseTemplate.learnEvery).
   static let templateMatchCorrelation = 0.7
   static let templateFloorCorrelation = 0.35
-  /// Beats on the rhythm are matched when (count & mask) == 0: every fourth, once the template is ready (its
-  /// cost stays within the instruction budget; candidates off the rhythm, where false beats are, are all matched).
+  /// The detector acts on the match of a beat on the rhythm when (count & mask) == 0: every fourth, once the template
+  /// is ready (a pulse's shape changes over tens of beats; candidates off the rhythm, where false beats are, all
+  /// count). Every beat's match is still measured and reported, for the IBI cleaner (about 3 instructions per sample
+  /// at 100 Hz).
   static let templateOnTimeMask = 3
 
   /// No beat, not even a premature one (20-35 % early), comes sooner than this share of an expected interval after
