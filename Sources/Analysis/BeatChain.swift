@@ -87,11 +87,12 @@ public struct BeatChain: Sendable {
       // A beat that replaces the one before is noted beside it: the false beat the detector took first is itself
       // evidence of noise for the windows (counting it once took the set's noisy windows uncategorised 92.8 → 90.8 %).
       windowing.noteBeat(atSeconds: time, extraPeaks: Int(beat.extraPeaks), shapeQ8: Int(beat.shapeQ8))
+      let shape = beat.shapeQ8 >= 0 ? Double(beat.shapeQ8) / 256 : nil
       if beat.replacesPrevious {
-        cleaner.replaceLastBeat(atSeconds: time)
+        cleaner.replaceLastBeat(atSeconds: time, shape: shape)
         return
       }
-      cleaner.addBeat(atSeconds: time, size: Double(beat.amplitudeQ8)) { interval in
+      cleaner.addBeat(atSeconds: time, size: Double(beat.amplitudeQ8), shape: shape) { interval in
         windowing.add(interval)
         sink(.interval(interval))
       }

@@ -24,7 +24,9 @@
 /// - **irregular**: no pattern, but far off (a < 1 − 2.5d or a > 1 + 3d): noise, unexplained, or the long
 ///   interval of a premature beat the pair test missed, unless long under 1.6 after a clean interval at least m (the
 ///   heart slowing: a pause follows an early beat's short interval); or no pattern and the interval after the beat at
-///   which the detector found the rhythm clearly irregular while the pulse stayed clean (`noteIrregularRhythm`).
+///   which the detector found the rhythm clearly irregular while the pulse stayed clean (`noteIrregularRhythm`); or
+///   no pattern, off beyond 1.5d, and a beat bounding it unlike the pulse (`misshapenBelow`): a movement's peak taken
+///   for a beat, or a beat's time bent by it, within what a breath swings.
 /// Everything else is clean, however far it swings: a real isolated long interval returns to normal after it,
 /// it is not followed by a short one. "Short" and "long" mean beyond d, a time-varying threshold (Kubios' idea):
 /// d = 3 × the robust spread (1.4826 × median |a − 1|) of the last 60 clean intervals, kept in 0.12...0.2, so a
@@ -81,6 +83,13 @@ public struct IBICleaner: Sendable {
   /// missed-beat test, down to about 1.6 where the two it spans were short ones.
   static let slowingLimit = 1.6
   static let sizeHistory = 8
+  /// A beat whose shape matched the pulse template below this r² (`addBeat`'s `shape`) is misshapen: a movement
+  /// bends the pulse, or its peak was taken for one. Inside a movement the detector still finds most beats on time,
+  /// so a misshapen beat alone proves nothing; but an interval it bounds that is off beyond `misshapenOffByD` × d
+  /// with no pattern to explain it is `irregular`: a breath swings a variable heart's intervals that far, a movement
+  /// places a false beat anywhere. (docs/detector.md: at r² 0.7, or from 1 d off, windows off grew on some sets.)
+  public static let misshapenBelow = 0.6
+  static let misshapenOffByD = 1.5
 
   // MARK: - Properties
 
@@ -93,8 +102,13 @@ public struct IBICleaner: Sendable {
   private var segment = 0
   private var lastBeat: Double?
   /// Intervals waiting for their verdict, oldest first (at most `lookAhead` + 1), whether a beat bounding it is
-  /// outsized, and whether its end beat is weak.
-  private var waiting: [(start: Double, end: Double, outsized: Bool, weakEnd: Bool, offRhythm: Bool)] = []
+  /// outsized, whether its end beat is weak, whether it follows an irregular rhythm, and whether its start and end beats
+  /// are misshapen.
+  private var waiting:
+    [(start: Double, end: Double, outsized: Bool, weakEnd: Bool, offRhythm: Bool, misshapen: (start: Bool, end: Bool))] =
+      []
+  /// The last beat was misshapen (`misshapenBelow`).
+  private var lastBeatMisshapen = false
   /// Intervals after the last beat still set aside for an outsized beat before it; the sizes of recent beats that
   /// were not outsized.
   private var outsizedIntervalsLeft = 0
@@ -134,11 +148,16 @@ public struct IBICleaner: Sendable {
   // MARK: - Public
 
   /// A beat at `seconds` (stream timeline, increasing), of `size` (the pulse's amplitude in any unit, the same
-  /// for every beat; nil when not known). Emits the intervals that can now be judged. Both intervals at an
-  /// outsized beat (`outsizedRatio`) are `outsizedBeat`, and so is the one after them: the movement goes on past
-  /// its largest swing and places the next beat too. Beyond `movementOnsetRatio` the interval before them is as well.
-  /// A weak beat (`weakRatio`) widens the premature-pair test.
-  public mutating func addBeat(atSeconds seconds: Double, size: Double? = nil, _ emit: (InterBeatInterval) -> Void) {
+  /// for every beat; nil when not known) and `shape` (r² of its match with the pulse's shape, 0...1; nil when not
+  /// known). Emits the intervals that can now be judged. Both intervals at an outsized beat (`outsizedRatio`) are
+  /// `outsizedBeat`, and so is the one after them: the movement goes on past its largest swing and places the next beat
+  /// too. Beyond `movementOnsetRatio` the interval before them is as well. A weak beat (`weakRatio`) widens the
+  /// premature-pair test; a misshapen one (`misshapenBelow`) narrows what the intervals at it may swing.
+  public mutating func addBeat(
+    atSeconds seconds: Double, size: Double? = nil, shape: Double? = nil, _ emit: (InterBeatInterval) -> Void
+  ) {
+    let misshapen = (shape ?? 1) < Self.misshapenBelow
+    defer { lastBeatMisshapen = misshapen }
     let (ratio, outsized) = size.map { judgeSize($0) } ?? (nil, false)
     let weak = (ratio ?? 1) < Self.weakRatio
     let setAside = outsized || outsizedIntervalsLeft > 0
@@ -148,21 +167,24 @@ public struct IBICleaner: Sendable {
     }
     defer { lastBeat = seconds }
     guard let previous = lastBeat, seconds > previous else { return }
-    waiting.append((previous, seconds, setAside, weak, nextIsOffRhythm))
+    waiting.append((previous, seconds, setAside, weak, nextIsOffRhythm, (lastBeatMisshapen, misshapen)))
     nextIsOffRhythm = false
     while waiting.count > Self.lookAhead { judgeNext(emit) }
   }
 
-  /// The last beat was a false one and the real one is at `seconds` (the detector replaced it): the interval
-  /// waiting for its verdict that ended at it now ends here. Nothing judged changes (an interval is judged only
-  /// once `lookAhead` more beats have come).
-  public mutating func replaceLastBeat(atSeconds seconds: Double) {
+  /// The last beat was a false one and the real one is at `seconds`, of `shape` (as `addBeat`'s; the detector
+  /// replaced it): the interval waiting for its verdict that ended at it now ends here. Nothing judged changes (an
+  /// interval is judged only once `lookAhead` more beats have come).
+  public mutating func replaceLastBeat(atSeconds seconds: Double, shape: Double? = nil) {
     guard let last = lastBeat, seconds > last else { return }
+    let misshapen = (shape ?? 1) < Self.misshapenBelow
     if let newest = waiting.last, newest.end == last {
       guard seconds > newest.start else { return }
       waiting[waiting.count - 1].end = seconds
+      waiting[waiting.count - 1].misshapen.end = misshapen
     }
     lastBeat = seconds
+    lastBeatMisshapen = misshapen
   }
 
   /// The detector found the rhythm clearly irregular at the last beat while the pulse stayed clean: premature beats or
@@ -309,7 +331,9 @@ public struct IBICleaner: Sendable {
     {
       verdict = .misplacedBeat
       pairs = true
-    } else if isFarOff(a, d: d) && !slowsAfterSinus(a, previousMs: previousClean, m: m) || waiting[0].offRhythm {
+    } else if isFarOff(a, d: d) && !slowsAfterSinus(a, previousMs: previousClean, m: m) || waiting[0].offRhythm
+      || (waiting[0].misshapen.start || waiting[0].misshapen.end) && abs(a - 1) > Self.misshapenOffByD * d
+    {
       verdict = .irregular
     }
     if pairs { pairedVerdict = verdict }
