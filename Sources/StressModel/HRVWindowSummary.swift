@@ -23,8 +23,8 @@ public struct HRVWindowConfiguration: Sendable, Equatable {
   /// A window whose beats had on average at least this many turned-away peaks beyond their secondary wave
   /// (`DetectedBeat.extraPeaks`)...
   public var noisyExtraPeaksPerBeat: Double
-  /// ...and more than half of whose judged beats matched the pulse template below this r² (`DetectedBeat.shapeQ8`;
-  /// at least `HRVWindowing.minimumJudgedBeats` judged) is poor signal: the pulse is buried in noise. Its beats are
+  /// ...and more than two in five of whose judged beats (`HRVWindowing.unlikeShare`) matched the pulse template below
+  /// this r² (`DetectedBeat.shapeQ8`; at least `HRVWindowing.minimumJudgedBeats` judged) is poor signal: the pulse is buried in noise. Its beats are
   /// mostly right, but their peaks move with the noise by tens of milliseconds, and SDNN reads 10-50 % high. A slow
   /// pulse's late wave adds peaks but keeps the pulse's shape; motion bends the shape but adds no peaks between beats.
   public var noisyShapeMatch: Double

@@ -148,6 +148,12 @@ public struct HRVWindowing: Sendable {
 
   /// Fewest beats the template judged in a window for their shapes to say anything.
   public static let minimumJudgedBeats = 4
+  /// More than this share of the judged beats unlike the pulse, with turned-away peaks between beats, is a pulse buried
+  /// in noise (`pulseBuried`). The detector judges every beat once its template is ready; when it judged mostly the
+  /// beats off the rhythm, where false beats are, the share asked was a half. (At two in five the held-out noisy
+  /// windows uncategorised went 89.4 → 92.0 %, and clean ones shown 99.26 → 99.21 %; at one in three 92.8 % and
+  /// 99.18 %.)
+  public static let unlikeShare = 0.4
 
   /// Whether the window's beats show a pulse buried in noise: turned-away peaks between beats, and shapes unlike the
   /// pulse's (`HRVWindowConfiguration.noisyShapeMatch`).
@@ -167,7 +173,8 @@ public struct HRVWindowing: Sendable {
       i += 1
     }
     guard count > 0, judged >= Self.minimumJudgedBeats else { return false }
-    return Double(extra) >= c.noisyExtraPeaksPerBeat * Double(count) && unlike * 2 > judged
+    return Double(extra) >= c.noisyExtraPeaksPerBeat * Double(count)
+      && Double(unlike) > Self.unlikeShare * Double(judged)
   }
 
   /// Median |successive difference| of the plausible intervals (clean or rejected: the cleaner rejects the

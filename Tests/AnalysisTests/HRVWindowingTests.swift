@@ -98,14 +98,16 @@ struct HRVWindowingTests {
     let nn = try SharedData.column("rr/pyhrv_nni_short.csv")
     let judged = clean(beats(nn))
     let config = HRVWindowConfiguration()
-    // `extraEvery`: one turned-away peak every this many beats (0: none); `shape`: each beat's r² × 256, every
-    // third beat judged by the template (as the detector samples beats on the rhythm).
-    func window(extraEvery: Int, shape: Int, judgedEvery: Int = 3) -> HRVWindowSummary {
+    // `extraEvery`: one turned-away peak every this many beats (0: none); `shape`: the r² × 256 of one judged beat in
+    // `shapeEvery` (the others' 250, like the pulse); every beat judged by the template (as the detector does once its
+    // template is ready) unless `judgedEvery` says otherwise.
+    func window(extraEvery: Int, shape: Int, shapeEvery: Int = 1, judgedEvery: Int = 1) -> HRVWindowSummary {
       var windowing = HRVWindowing(configuration: config)
       for (k, interval) in judged.enumerated() {
+        let judgedShape = (k / judgedEvery) % shapeEvery == 0 ? shape : 250
         windowing.noteBeat(
           atSeconds: interval.endSeconds, extraPeaks: extraEvery > 0 && k % extraEvery == 0 ? 1 : 0,
-          shapeQ8: k % judgedEvery == 0 ? shape : -1)
+          shapeQ8: k % judgedEvery == 0 ? judgedShape : -1)
         windowing.add(interval)
       }
       return windowing.summary(endingAt: 120)
@@ -113,9 +115,12 @@ struct HRVWindowingTests {
     let unlike = Int(config.noisyShapeMatch * 256) - 20
     let like = 250
     // Given one extra peak in every 8 beats (0.125 per beat, above the 0.08 at which the window is doubted)
-    // When more than half of the judged beats are unlike the pulse, Then the window is poor signal and unscored
+    // When the judged beats are unlike the pulse, Then the window is poor signal and unscored
     let buried = window(extraEvery: 8, shape: unlike)
     #expect(buried.quality == .poorSignal && buried.stress == nil)
+    // ...and so it is when one in two is (more than two in five: HRVWindowing.unlikeShare), but not one in three
+    #expect(window(extraEvery: 8, shape: unlike, shapeEvery: 2).quality == .poorSignal)
+    #expect(window(extraEvery: 8, shape: unlike, shapeEvery: 3).quality == .good)
     // But the same peaks with beats that keep the pulse's shape (a slow pulse's late wave) are scored
     #expect(window(extraEvery: 8, shape: like).quality == .good)
     // And unlike beats without peaks between them (motion bends the shape) are scored
