@@ -39,10 +39,14 @@ extension IBICleaner {
     return min(offOne, offNext) < min(abs(b + c - 1), abs(b + c - 2))
   }
 
-  /// Whether intervals b, c (in reference intervals) are an extra detection or a compensatory premature beat.
-  func startsArtefact(_ b: Double, _ c: Double?, d: Double, jump: Double) -> Bool {
+  /// Whether intervals b, c (in reference intervals) are an extra detection (by either signature `classify` asks:
+  /// `shortPairSumsToOne`, `splitByFragment` with `after`, the interval after c, and `steadyAfter`, the same when
+  /// steady) or a compensatory premature beat.
+  func startsArtefact(
+    _ b: Double, _ c: Double?, after: Double?, steadyAfter: Double?, d: Double, jump: Double
+  ) -> Bool {
     guard let c else { return false }
     let premature = c > 1 + d / 2 && c - b > jump && abs(b + c - 2) < configuration.patternTolerance
-    return shortPairSumsToOne(b, c, d: d) || premature
+    return shortPairSumsToOne(b, c, d: d) || splitByFragment(b, c, after, steadyNext: steadyAfter, d: d) || premature
   }
 }

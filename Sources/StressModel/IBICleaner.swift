@@ -295,7 +295,7 @@ public struct IBICleaner: Sendable {
     // The interval after the pair, in reference intervals (nil at a segment's end), and the same when it is steady:
     // plausible and not far off.
     let c: Double? = waiting.count > 2 ? milliseconds(2) / m : nil
-    let steadyNext = c.flatMap { isPlausible(milliseconds(2)) && !isFarOff($0, d: d) ? $0 : nil }
+    let steadyNext = steady(2, m: m, d: d)
     if let previousClean, let steadyNext { pairSum = previousClean / m + steadyNext }
     var verdict = InterBeatInterval.Verdict.clean
     var pairs = false
@@ -327,7 +327,8 @@ public struct IBICleaner: Sendable {
       verdict = .prematureBeat
       pairs = true
     } else if let b, a > 1 + d / 2, b < 1 - d / 2, a - b > jump, abs(a + b - pairSum) < tolerance,
-      !startsArtefact(b, c, d: d, jump: jump)
+      !startsArtefact(
+        b, c, after: waiting.count > 3 ? milliseconds(3) / m : nil, steadyAfter: steady(3, m: m, d: d), d: d, jump: jump)
     {
       verdict = .misplacedBeat
       pairs = true
@@ -346,6 +347,14 @@ public struct IBICleaner: Sendable {
   }
 
   private func newestClean() -> Double? { clean.newest }
+
+  /// Waiting interval `k` in reference intervals when it is steady (plausible and not far off); nil otherwise or when
+  /// there is none.
+  private func steady(_ k: Int, m: Double, d: Double) -> Double? {
+    guard k < waiting.count, isPlausible(milliseconds(k)) else { return nil }
+    let relative = milliseconds(k) / m
+    return isFarOff(relative, d: d) ? nil : relative
+  }
 
   /// The median of the last clean intervals and the plausible ones two to four ahead; where these are too
   /// few (a segment's start or end), of any plausible neighbours. Nil when even those are too few.

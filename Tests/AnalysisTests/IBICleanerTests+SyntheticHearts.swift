@@ -53,6 +53,21 @@ extension IBICleanerTests {
     #expect(judgedMisplaced[160].verdict != .extraBeat || judgedMisplaced[159].verdict != .extraBeat)
   }
 
+  @Test("A false beat late in a long interval of a slowing heart: the two parts are an extra beat, not a misplaced one")
+  func falseBeatLateAfterTheHeartSlowed() {
+    // A steady 43 bpm heart, ±1.5 % of seeded jitter (d at its 0.12 floor). From interval 118 it slows over four beats
+    // to 1.39 of its mean; a noise peak then splits the next interval (1.39 again) into 1.06 and 0.33, and the heart
+    // stays near 1.17 for three beats (slow_25hz_s304 at seed 304, 203-210 s). Against a reference raised by the
+    // slowing, the long interval before the split and the split's first part look like a misplaced beat (long, then
+    // short, summing to two) unless the fragment after them is seen to belong with that first part.
+    var intervals = Self.swinging(1400, swing: 0, period: 1, jitter: 0.03, seed: 23)
+    intervals.replaceSubrange(118...126, with: [1434, 1601, 1776, 1947, 1486, 455, 1676, 1621, 1646])
+    let judged = Self.clean(Self.beats(intervals))
+    #expect(judged[121].isClean, "the long interval before the split: \(judged[121].verdict)")
+    #expect(judged[122].verdict == .extraBeat && judged[123].verdict == .extraBeat)
+    #expect(judged[124].isClean && judged[120].isClean)
+  }
+
   @Test("A lone long interval after one lengthening is the heart slowing and stays; after a slightly early beat, a pause")
   func loneLongIntervalAfterASlowingOne() {
     // A steady heart (±1.5 % of seeded jitter: d at its 0.12 floor, far off from 1.36). At 120 the heart slows: 5 %
