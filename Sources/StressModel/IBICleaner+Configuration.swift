@@ -37,3 +37,39 @@ extension IBICleaner {
     }
   }
 }
+
+/// What a beat's time, size and shape tell the cleaner, and how far a lone interval may swing: fixed, measured on the
+/// evaluation set and the shared recordings (docs/detector.md).
+extension IBICleaner {
+  /// How long before a lost contact is found a beat may be the light's fall: the detector finds it from a
+  /// half-second block whose mean fell, and a finger takes up to about half a second to leave.
+  public static let contactEdgeSeconds = 1.0
+  /// A beat this many times the median size of the last `sizeHistory` beats (those not outsized), and more than
+  /// `outsizedOverLargest` times the largest of them, is motion: a pulse's size changes by tens of per cent from beat
+  /// to beat, and with a deep breath up to about 4× the median (below), but from one beat to the next a breath does
+  /// not double the largest recent beat; a movement of the finger moves the light many times more. Its time is not
+  /// the pulse's either way.
+  public static let outsizedRatio = 3.0
+  /// ...and this many times the largest of them (see `outsizedRatio`).
+  public static let outsizedOverLargest = 2.0
+  /// A beat this many times the median is past anything breathing makes (a deep breath's baseline, which the
+  /// band-pass only partly removes, swings a pulse's rise up to about 4×): a movement's largest swing. A movement
+  /// starts before its largest swing, so the interval ending at the beat before is set aside too.
+  public static let movementOnsetRatio = 4.0
+  /// A beat under this share of that median is weak: a premature beat is (its ventricle had less time to fill), so
+  /// a short interval ending at one may form a premature pair whose sum misses by up to `weakPairTolerance` τ.
+  public static let weakRatio = 0.8
+  static let weakPairTolerance = 1.5
+  /// A far-off long interval under this many reference intervals, after a clean one at least the reference, is the
+  /// heart slowing and stays clean (`slowsAfterSinus`). A missed beat spans two intervals: 1.7 or more by the
+  /// missed-beat test, down to about 1.6 where the two it spans were short ones.
+  static let slowingLimit = 1.6
+  static let sizeHistory = 8
+  /// A beat whose shape matched the pulse template below this r² (`addBeat`'s `shape`) is misshapen: a movement
+  /// bends the pulse, or its peak was taken for one. Inside a movement the detector still finds most beats on time,
+  /// so a misshapen beat alone proves nothing; but an interval it bounds that is off beyond `misshapenOffByD` × d
+  /// with no pattern to explain it is `irregular`: a breath swings a variable heart's intervals that far, a movement
+  /// places a false beat anywhere. (docs/detector.md: at r² 0.7, or from 1 d off, windows off grew on some sets.)
+  public static let misshapenBelow = 0.6
+  static let misshapenOffByD = 1.5
+}

@@ -59,37 +59,6 @@ public struct IBICleaner: Sendable {
   static let thresholdRefresh = 8
   /// Fewest reference intervals to judge at all.
   static let minimumReference = 4
-  /// How long before a lost contact is found a beat may be the light's fall: the detector finds it from a
-  /// half-second block whose mean fell, and a finger takes up to about half a second to leave.
-  public static let contactEdgeSeconds = 1.0
-  /// A beat this many times the median size of the last `sizeHistory` beats (those not outsized), and more than
-  /// `outsizedOverLargest` times the largest of them, is motion: a pulse's size changes by tens of per cent from beat
-  /// to beat, and with a deep breath up to about 4× the median (below), but from one beat to the next a breath does
-  /// not double the largest recent beat; a movement of the finger moves the light many times more. Its time is not
-  /// the pulse's either way.
-  public static let outsizedRatio = 3.0
-  /// ...and this many times the largest of them (see `outsizedRatio`).
-  public static let outsizedOverLargest = 2.0
-  /// A beat this many times the median is past anything breathing makes (a deep breath's baseline, which the
-  /// band-pass only partly removes, swings a pulse's rise up to about 4×): a movement's largest swing. A movement
-  /// starts before its largest swing, so the interval ending at the beat before is set aside too.
-  public static let movementOnsetRatio = 4.0
-  /// A beat under this share of that median is weak: a premature beat is (its ventricle had less time to fill), so
-  /// a short interval ending at one may form a premature pair whose sum misses by up to `weakPairTolerance` τ.
-  public static let weakRatio = 0.8
-  static let weakPairTolerance = 1.5
-  /// A far-off long interval under this many reference intervals, after a clean one at least the reference, is the
-  /// heart slowing and stays clean (`slowsAfterSinus`). A missed beat spans two intervals: 1.7 or more by the
-  /// missed-beat test, down to about 1.6 where the two it spans were short ones.
-  static let slowingLimit = 1.6
-  static let sizeHistory = 8
-  /// A beat whose shape matched the pulse template below this r² (`addBeat`'s `shape`) is misshapen: a movement
-  /// bends the pulse, or its peak was taken for one. Inside a movement the detector still finds most beats on time,
-  /// so a misshapen beat alone proves nothing; but an interval it bounds that is off beyond `misshapenOffByD` × d
-  /// with no pattern to explain it is `irregular`: a breath swings a variable heart's intervals that far, a movement
-  /// places a false beat anywhere. (docs/detector.md: at r² 0.7, or from 1 d off, windows off grew on some sets.)
-  public static let misshapenBelow = 0.6
-  static let misshapenOffByD = 1.5
 
   // MARK: - Properties
 
@@ -101,12 +70,8 @@ public struct IBICleaner: Sendable {
 
   private var segment = 0
   private var lastBeat: Double?
-  /// Intervals waiting for their verdict, oldest first (at most `lookAhead` + 1), whether a beat bounding it is
-  /// outsized, whether its end beat is weak, whether it follows an irregular rhythm, and whether its start and end beats
-  /// are misshapen.
-  private var waiting:
-    [(start: Double, end: Double, outsized: Bool, weakEnd: Bool, offRhythm: Bool, misshapen: (start: Bool, end: Bool))] =
-      []
+  /// Intervals waiting for their verdict, oldest first (at most `lookAhead` + 1).
+  private var waiting: [Waiting] = []
   /// The last beat was misshapen (`misshapenBelow`).
   private var lastBeatMisshapen = false
   /// Intervals after the last beat still set aside for an outsized beat before it; the sizes of recent beats that
@@ -163,11 +128,17 @@ public struct IBICleaner: Sendable {
     let setAside = outsized || outsizedIntervalsLeft > 0
     outsizedIntervalsLeft = outsized ? 2 : max(0, outsizedIntervalsLeft - 1)
     if outsized, (ratio ?? 0) > Self.movementOnsetRatio, let newest = waiting.last, newest.end == lastBeat {
-      waiting[waiting.count - 1].outsized = true
+      waiting[waiting.count - 1].marks.insert(.outsized)
     }
     defer { lastBeat = seconds }
     guard let previous = lastBeat, seconds > previous else { return }
-    waiting.append((previous, seconds, setAside, weak, nextIsOffRhythm, (lastBeatMisshapen, misshapen)))
+    var marks: Marks = []
+    if setAside { marks.insert(.outsized) }
+    if weak { marks.insert(.weakEnd) }
+    if nextIsOffRhythm { marks.insert(.offRhythm) }
+    if lastBeatMisshapen { marks.insert(.misshapenStart) }
+    if misshapen { marks.insert(.misshapenEnd) }
+    waiting.append(Waiting(start: previous, end: seconds, marks: marks))
     nextIsOffRhythm = false
     while waiting.count > Self.lookAhead { judgeNext(emit) }
   }
@@ -181,7 +152,8 @@ public struct IBICleaner: Sendable {
     if let newest = waiting.last, newest.end == last {
       guard seconds > newest.start else { return }
       waiting[waiting.count - 1].end = seconds
-      waiting[waiting.count - 1].misshapen.end = misshapen
+      waiting[waiting.count - 1].marks.remove(.misshapenEnd)
+      if misshapen { waiting[waiting.count - 1].marks.insert(.misshapenEnd) }
     }
     lastBeat = seconds
     lastBeatMisshapen = misshapen
@@ -254,9 +226,9 @@ public struct IBICleaner: Sendable {
   private mutating func judgeNext(_ emit: (InterBeatInterval) -> Void, contactLost: Bool = false) {
     let x = milliseconds(0)
     let verdict: InterBeatInterval.Verdict
-    if waiting[0].outsized || contactLost {
+    if waiting[0].marks.contains(.outsized) || contactLost {
       // Motion or the light's fall: neither a reference nor a pattern's part.
-      verdict = waiting[0].outsized ? .outsizedBeat : .contactLost
+      verdict = waiting[0].marks.contains(.outsized) ? .outsizedBeat : .contactLost
       pairedVerdict = nil
     } else if let paired = pairedVerdict {
       verdict = paired
@@ -311,7 +283,8 @@ public struct IBICleaner: Sendable {
       verdict = .misplacedBeat
       pairs = true
     } else if let b, a < 1 - d / 2, b > 1 + d / 2, b - a > jump,
-      min(abs(a + b - pairSum), abs(a + b - 2)) < (waiting[0].weakEnd ? Self.weakPairTolerance : 1) * tolerance,
+      min(abs(a + b - pairSum), abs(a + b - 2))
+        < (waiting[0].marks.contains(.weakEnd) ? Self.weakPairTolerance : 1) * tolerance,
       // The interval after the pause is not long (a respiratory swing stays long), unless the jump is more than a
       // breath makes from one beat to the next.
       (c ?? 1) <= 1 + d || b - a > 1.5 * jump
@@ -328,12 +301,14 @@ public struct IBICleaner: Sendable {
       pairs = true
     } else if let b, a > 1 + d / 2, b < 1 - d / 2, a - b > jump, abs(a + b - pairSum) < tolerance,
       !startsArtefact(
-        b, c, after: waiting.count > 3 ? milliseconds(3) / m : nil, steadyAfter: steady(3, m: m, d: d), d: d, jump: jump)
+        b, c, after: waiting.count > 3 ? milliseconds(3) / m : nil, steadyAfter: steady(3, m: m, d: d), d: d,
+        jump: jump)
     {
       verdict = .misplacedBeat
       pairs = true
-    } else if isFarOff(a, d: d) && !slowsAfterSinus(a, previousMs: previousClean, m: m) || waiting[0].offRhythm
-      || (waiting[0].misshapen.start || waiting[0].misshapen.end) && abs(a - 1) > Self.misshapenOffByD * d
+    } else if isFarOff(a, d: d) && !slowsAfterSinus(a, previousMs: previousClean, m: m)
+      || waiting[0].marks.contains(.offRhythm)
+      || !waiting[0].marks.isDisjoint(with: .misshapen) && abs(a - 1) > Self.misshapenOffByD * d
     {
       verdict = .irregular
     }
