@@ -4,17 +4,6 @@ import Testing
 /// The cleaner with each beat's shape (`IBICleaner.misshapenBelow`): a misshapen beat narrows what the intervals at it
 /// may swing, and changes nothing else.
 extension IBICleanerTests {
-  /// `clean`, with the shapes (r²) of some beats given by index; the others' are not known.
-  static func clean(_ beats: [Double], shapes: [Int: Double]) -> [InterBeatInterval] {
-    var cleaner = IBICleaner()
-    var out: [InterBeatInterval] = []
-    for (i, beat) in beats.enumerated() {
-      cleaner.addBeat(atSeconds: beat, shape: shapes[i]) { out.append($0) }
-    }
-    cleaner.finish { out.append($0) }
-    return out
-  }
-
   @Test("An interval off beyond 1.5 d at a misshapen beat is irregular; at a pulse-shaped one, or within 1.5 d, clean")
   func misshapenBeatNarrowsTheSwing() {
     // A variable heart: breathing swings it ±15 % over 8 beats, with ±3 % of seeded jitter (d at its 0.2 cap). At the

@@ -25,12 +25,14 @@ struct IBICleanerTests {
     return intervals
   }
 
-  static func clean(_ beats: [Double], breakAt: Set<Int> = []) -> [InterBeatInterval] {
+  /// The cleaner's verdicts on `beats` (seconds), with a segment break before the beats in `breakAt` and the shapes
+  /// (r²) of the beats in `shapes` (the others' not known).
+  static func clean(_ beats: [Double], breakAt: Set<Int> = [], shapes: [Int: Double] = [:]) -> [InterBeatInterval] {
     var cleaner = IBICleaner()
     var out: [InterBeatInterval] = []
     for (i, beat) in beats.enumerated() {
       if breakAt.contains(i) { cleaner.breakSegment { out.append($0) } }
-      cleaner.addBeat(atSeconds: beat) { out.append($0) }
+      cleaner.addBeat(atSeconds: beat, shape: shapes[i]) { out.append($0) }
     }
     cleaner.finish { out.append($0) }
     return out
