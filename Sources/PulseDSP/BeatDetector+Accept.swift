@@ -161,16 +161,17 @@ extension BeatDetector {
     rhythm.onTimeCount &+= onTime ? 1 : 0
     let sampled = rhythm.onTimeCount & BeatDetectorTuning.templateOnTimeMask == 0 || !energy.template.isReady
     if onTime || energy.template.isReady {
+      // (Measured on every beat for the report; acted on off the rhythm and on the sampled beats on it.)
       let likeness = templateLikeness(c, now: index, expected: expected)
-      if onTime && !sampled {
-        // Measured for the report only.
-      } else if likeness == 2 {
-        rhythm.anchorIndex = c.index
-        if onTime && energy.template.wantsBeat() { energy.learnWindow() }
-      } else if likeness == 1 && onTime {
-        misshapen = true
-      } else if likeness >= 0 {
-        return false
+      if !onTime || sampled {
+        if likeness == 2 {
+          rhythm.anchorIndex = c.index
+          if onTime && energy.template.wantsBeat() { energy.learnWindow() }
+        } else if likeness == 1 && onTime {
+          misshapen = true
+        } else if likeness >= 0 {
+          return false
+        }
       }
     }
     if !onTime && !energy.template.isReady { teachEmptyTemplate(c, now: index, expected: expected) }

@@ -24,9 +24,10 @@ public struct HRVWindowConfiguration: Sendable, Equatable {
   /// (`DetectedBeat.extraPeaks`)...
   public var noisyExtraPeaksPerBeat: Double
   /// ...and more than two in five of whose judged beats (`HRVWindowing.unlikeShare`) matched the pulse template below
-  /// this r² (`DetectedBeat.shapeQ8`; at least `HRVWindowing.minimumJudgedBeats` judged) is poor signal: the pulse is buried in noise. Its beats are
-  /// mostly right, but their peaks move with the noise by tens of milliseconds, and SDNN reads 10-50 % high. A slow
-  /// pulse's late wave adds peaks but keeps the pulse's shape; motion bends the shape but adds no peaks between beats.
+  /// this r² (`DetectedBeat.shapeQ8`; at least `HRVWindowing.minimumJudgedBeats` judged) is poor signal: the pulse is
+  /// buried in noise. Its beats are mostly right, but their peaks move with the noise by tens of milliseconds, and
+  /// SDNN reads 10-50 % high. A slow pulse's late wave adds peaks but keeps the pulse's shape; motion bends the shape
+  /// but adds no peaks between beats.
   public var noisyShapeMatch: Double
   /// An interval the cleaner kept that is at least this many times the median of the window's kept intervals is left
   /// out of the window's figures and counted as rejected: a missed beat (about 2) or worse. The cleaner judges each

@@ -22,6 +22,8 @@ extension IBICleaner {
     static let misshapen: Marks = [.misshapenStart, .misshapenEnd]
   }
 
+  /// Whether a beat of `shape` (r², nil when not known) is misshapen (`misshapenBelow`).
+  static func isMisshapen(_ shape: Double?) -> Bool { (shape ?? 1) < misshapenBelow }
 
   /// Whether a long interval of `a` reference intervals (m ms), far off but under `slowingLimit`, is the heart slowing:
   /// the clean interval before it (`previousMs`) is at least the reference. A compensatory pause

@@ -121,7 +121,7 @@ public struct IBICleaner: Sendable {
   public mutating func addBeat(
     atSeconds seconds: Double, size: Double? = nil, shape: Double? = nil, _ emit: (InterBeatInterval) -> Void
   ) {
-    let misshapen = (shape ?? 1) < Self.misshapenBelow
+    let misshapen = Self.isMisshapen(shape)
     defer { lastBeatMisshapen = misshapen }
     let (ratio, outsized) = size.map { judgeSize($0) } ?? (nil, false)
     let weak = (ratio ?? 1) < Self.weakRatio
@@ -148,7 +148,7 @@ public struct IBICleaner: Sendable {
   /// interval is judged only once `lookAhead` more beats have come).
   public mutating func replaceLastBeat(atSeconds seconds: Double, shape: Double? = nil) {
     guard let last = lastBeat, seconds > last else { return }
-    let misshapen = (shape ?? 1) < Self.misshapenBelow
+    let misshapen = Self.isMisshapen(shape)
     if let newest = waiting.last, newest.end == last {
       guard seconds > newest.start else { return }
       waiting[waiting.count - 1].end = seconds
