@@ -14,8 +14,10 @@
 ///   within 1.5 τ when the beat between is weak), and the interval after them not long or the jump beyond 1.5 D
 ///   (compensatory pause); or a short and b ≈ 1 with a jump beyond 0.6 D (the rhythm resets from it); or a short
 ///   in a V, 0.65 D below the mean of the clean interval before and b, each 0.1 above it (sinus rhythm changes
-///   gradually; in a very variable heart, whose D is large, a 20–35 % early beat passes the two tests before). Both
-///   intervals touch a non-sinus beat and are excluded, as NN intervals exclude them;
+///   gradually; in a very variable heart, whose D is large, a 20–35 % early beat passes the two tests before); or a
+///   below both its neighbours and b a spike more than D above both a and the interval after it, once D is learned and
+///   below its cap (`pauseAfterLateEarlyBeat`: a beat early on an interval already long). Both intervals touch a
+///   non-sinus beat and are excluded, as NN intervals exclude them;
 /// - **misplaced beat**: a long, b short, a − b beyond D, a + b ≈ the neighbours' sum: a beat found out of place
 ///   (hidden in a shoulder, taken late), unless b and its successor are themselves an extra or a premature beat
 ///   (a respiratory peak followed by a premature beat looks the same from a alone);
@@ -262,6 +264,7 @@ public struct IBICleaner: Sendable {
     let jump = jumpThreshold
     let tolerance = configuration.patternTolerance
     let previousClean = lastWasClean ? newestClean() : nil
+    let jumpsLearned = jumps.count >= Self.spreadMinimumCount
     // Two normal intervals around here: the clean one before and the one after the pair, else 2m.
     var pairSum = 2.0
     // The interval after the pair, in reference intervals (nil at a segment's end), and the same when it is steady:
@@ -296,6 +299,11 @@ public struct IBICleaner: Sendable {
       pairs = true
     } else if let b, let p = previousClean.map({ $0 / m }), a < 1 - d / 2, p - a > 0.1, b - a > 0.1,
       (p + b) / 2 - a > 0.65 * jump
+    {
+      verdict = .prematureBeat
+      pairs = true
+    } else if let b, let c, let p = previousClean.map({ $0 / m }), jumpsLearned,
+      jump < configuration.jumpRange.upperBound, pauseAfterLateEarlyBeat(p: p, a, b, c, d: d, jump: jump)
     {
       verdict = .prematureBeat
       pairs = true

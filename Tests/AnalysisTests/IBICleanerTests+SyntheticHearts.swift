@@ -79,10 +79,46 @@ extension IBICleanerTests {
     intervals[160] = 1.42 * 800
     let judged = Self.clean(Self.beats(intervals))
     #expect(judged[119].isClean && judged[120].isClean && judged[121].isClean)
-    #expect(judged[159].isClean && judged[160].verdict == .irregular && judged[161].isClean)
+    // The early beat's interval is a V's floor and the pause a spike: both set aside, the interval after them kept.
+    #expect(judged[159].verdict == .prematureBeat && judged[160].verdict == .prematureBeat && judged[161].isClean)
     // Past 1.6 a long interval is more often a missed beat between two short ones than the heart slowing.
     intervals[120] = 1.65 * 800
     #expect(Self.clean(Self.beats(intervals))[120].verdict == .irregular)
+  }
+
+  @Test("A beat early on an interval already long: its interval no shorter than the heart's swings, its pause a spike")
+  func earlyBeatOnALongInterval() {
+    // Swings of ±5 % over 6 beats and ±3 % of seeded jitter (D at its 0.25 floor, d 0.12-0.15). At 121 the rhythm has
+    // lengthened to 1.2 and 1.15 of the mean; a beat comes 20 % early on the first: 0.96, then its pause 1.39 (the pair
+    // makes up the two long intervals). The early interval is within a breath's swing, so only the V and the spike
+    // show it.
+    let sinus = Self.swinging(800, swing: 0.05, period: 6, jitter: 0.06, seed: 13)
+    var intervals = sinus
+    intervals[121] = 0.8 * 1.2 * 800
+    intervals[122] = 0.2 * 1.2 * 800 + 1.15 * 800
+    let judged = Self.clean(Self.beats(intervals))
+    #expect(judged[121].verdict == .prematureBeat && judged[122].verdict == .prematureBeat)
+    #expect(judged[120].isClean && judged[123].isClean)
+    // A heart swinging ±7 % over 5 beats has D above 0.28 (its default before ten clean intervals is 0.25): a pause
+    // 0.28 above a slight trough is within its swings, mid-record and at the start, before D is learned.
+    let swinging = Self.swinging(800, swing: 0.07, period: 5, jitter: 0.04, seed: 13)
+    func pause(at k: Int) -> [Double] {
+      var with = swinging
+      let trough = 0.97 * min(swinging[k - 1], swinging[k + 2])
+      with[k] = trough
+      with[k + 1] = trough + 0.29 * 800
+      with[k + 2] = max(with[k + 2], trough + 10)
+      return with
+    }
+    #expect(Self.clean(Self.beats(pause(at: 121)))[121].isClean)
+    #expect(Self.clean(Self.beats(pause(at: 6)))[6].isClean)
+    // In a heart whose successive changes reach D's cap (±25 % of jitter: AF-like), a spike proves nothing.
+    var irregular = Self.swinging(800, swing: 0, period: 1, jitter: 0.5, seed: 17)
+    irregular[119] = 0.95 * 800
+    irregular[120] = 0.92 * 800
+    irregular[121] = 1.45 * 800
+    irregular[122] = 0.97 * 800
+    #expect(Self.clean(Self.beats(irregular))[120].isClean)
   }
 
   @Test("A 190 bpm heart swinging 25 % keeps its shortest intervals: 237 ms is plausible")

@@ -163,9 +163,10 @@ struct IBICleanerTests {
     // aside is the V the early beat makes below the interval before it and the pause.
     let plain = Self.clean(times)
     #expect(plain[120].verdict == .prematureBeat && plain[121].verdict == .prematureBeat)
-    // Where the interval before is as short (no V), only the weak beat's size makes the pair.
+    // Where the interval before is as short (no V: the early interval is no trough, and the pause no spike after one),
+    // only the weak beat's size makes the pair.
     var noDip = Self.premature(nn, endingInterval: 120, longerPause: 0.17)
-    noDip[119] = noDip[120] * 1.05
+    noDip[119] = noDip[120]
     let noDipTimes = Self.beats(noDip)
     var sized = IBICleaner()
     var judgedNoDip: [InterBeatInterval] = []
