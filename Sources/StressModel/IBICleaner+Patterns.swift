@@ -8,9 +8,10 @@ extension IBICleaner {
     var marks: Marks
   }
 
-  /// What an interval's beats were: a beat bounding it is outsized, its end beat is weak, it follows the beat at which
-  /// the rhythm was found irregular, its start or end beat is misshapen. (One byte: as seven stored fields, Embedded
-  /// Swift moved the waiting intervals about at 35 more instructions per sample on a Cortex-M4.)
+  /// What an interval's beats were: a beat bounding it is outsized, or the beat after its end is a movement's largest
+  /// swing (`movementOnsetRatio`); its end beat is weak; it follows the beat at which the rhythm was found irregular;
+  /// its start or end beat is misshapen. (One byte: as seven stored fields, Embedded Swift moved the waiting intervals
+  /// about at 35 more instructions per sample on a Cortex-M4.)
   struct Marks: OptionSet {
     let rawValue: UInt8
     static let outsized = Marks(rawValue: 1)
@@ -18,8 +19,11 @@ extension IBICleaner {
     static let offRhythm = Marks(rawValue: 4)
     static let misshapenStart = Marks(rawValue: 8)
     static let misshapenEnd = Marks(rawValue: 16)
+    static let movementOnset = Marks(rawValue: 32)
     /// Either end misshapen.
     static let misshapen: Marks = [.misshapenStart, .misshapenEnd]
+    /// Set aside for motion (`outsizedBeat`).
+    static let motion: Marks = [.outsized, .movementOnset]
   }
 
   /// Whether a beat of `shape` (r², nil when not known) is misshapen (`misshapenBelow`).

@@ -118,8 +118,9 @@ public struct IBICleaner: Sendable {
   /// for every beat; nil when not known) and `shape` (r² of its match with the pulse's shape, 0...1; nil when not
   /// known). Emits the intervals that can now be judged. Both intervals at an outsized beat (`outsizedRatio`) are
   /// `outsizedBeat`, and so is the one after them: the movement goes on past its largest swing and places the next beat
-  /// too. Beyond `movementOnsetRatio` the interval before them is as well. A weak beat (`weakRatio`) widens the
-  /// premature-pair test; a misshapen one (`misshapenBelow`) narrows what the intervals at it may swing.
+  /// too. Beyond `movementOnsetRatio` the interval before them is as well, unless a lost contact follows
+  /// (`breakSegment`). A weak beat (`weakRatio`) widens the premature-pair test; a misshapen one (`misshapenBelow`)
+  /// narrows what the intervals at it may swing.
   public mutating func addBeat(
     atSeconds seconds: Double, size: Double? = nil, shape: Double? = nil, _ emit: (InterBeatInterval) -> Void
   ) {
@@ -130,7 +131,7 @@ public struct IBICleaner: Sendable {
     let setAside = outsized || outsizedIntervalsLeft > 0
     outsizedIntervalsLeft = outsized ? 2 : max(0, outsizedIntervalsLeft - 1)
     if outsized, (ratio ?? 0) > Self.movementOnsetRatio, let newest = waiting.last, newest.end == lastBeat {
-      waiting[waiting.count - 1].marks.insert(.outsized)
+      waiting[waiting.count - 1].marks.insert(.movementOnset)
     }
     defer { lastBeat = seconds }
     guard let previous = lastBeat, seconds > previous else { return }
@@ -172,8 +173,14 @@ public struct IBICleaner: Sendable {
 
   /// A gap or a detector restart: judges what waits, and the next beat starts a new segment. `contactLostAtSeconds`:
   /// the restart is a lost contact (a lifted finger, saturated light) found from there; the intervals ending less
-  /// than `contactEdgeSeconds` before it are `contactLost`, not judged.
+  /// than `contactEdgeSeconds` before it are `contactLost`, not judged. An outsized beat in that edge is the light's
+  /// fall, not a movement's largest swing: the interval before it is judged, not set aside as the movement's onset.
   public mutating func breakSegment(contactLostAtSeconds lost: Double? = nil, _ emit: (InterBeatInterval) -> Void) {
+    if let lost {
+      for k in waiting.indices.dropLast() where waiting[k + 1].end >= lost - Self.contactEdgeSeconds {
+        waiting[k].marks.remove(.movementOnset)
+      }
+    }
     while let first = waiting.first {
       judgeNext(emit, contactLost: lost.map { first.end >= $0 - Self.contactEdgeSeconds } ?? false)
     }
@@ -228,9 +235,10 @@ public struct IBICleaner: Sendable {
   private mutating func judgeNext(_ emit: (InterBeatInterval) -> Void, contactLost: Bool = false) {
     let x = milliseconds(0)
     let verdict: InterBeatInterval.Verdict
-    if waiting[0].marks.contains(.outsized) || contactLost {
+    let motion = !waiting[0].marks.isDisjoint(with: .motion)
+    if motion || contactLost {
       // Motion or the light's fall: neither a reference nor a pattern's part.
-      verdict = waiting[0].marks.contains(.outsized) ? .outsizedBeat : .contactLost
+      verdict = motion ? .outsizedBeat : .contactLost
       pairedVerdict = nil
     } else if let paired = pairedVerdict {
       verdict = paired

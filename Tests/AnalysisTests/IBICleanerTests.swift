@@ -308,6 +308,34 @@ struct IBICleanerTests {
     #expect(!all.contains { $0.verdict == .contactLost })
   }
 
+  @Test("An outsized beat just before a lost contact is the light's fall: the interval before it is judged, not motion")
+  func lightsFallIsNoMovementOnset() {
+    // A steady heart at 1 s (±1.5 % of seeded jitter), beats of about one size; beat 60 is 20 times it, and the finger
+    // is found gone 0.2 s later (lifted_100hz_s403 at seed 403, 160 s: the interval before was a real 1.34 s one).
+    let times = Self.beats(Self.swinging(1000, swing: 0, period: 1, jitter: 0.03, seed: 29, count: 60))
+    let sizes = times.indices.map { $0 == 60 ? 20.0 : 1 + 0.05 * Double($0 % 3) }
+    func judge(lostAfterFall: Bool) -> [InterBeatInterval] {
+      var cleaner = IBICleaner()
+      var judged: [InterBeatInterval] = []
+      for (t, size) in zip(times, sizes) { cleaner.addBeat(atSeconds: t, size: size) { judged.append($0) } }
+      if lostAfterFall {
+        cleaner.breakSegment(contactLostAtSeconds: times[60] + 0.2) { judged.append($0) }
+      } else {
+        // A movement: the pulse goes on.
+        for k in 1...5 { cleaner.addBeat(atSeconds: times[60] + Double(k), size: 1) { judged.append($0) } }
+        cleaner.finish { judged.append($0) }
+      }
+      return judged
+    }
+    let lifted = judge(lostAfterFall: true)
+    // The fall's own interval is set aside; the one before it, ending 1.2 s before the contact was found lost, is clean.
+    #expect(lifted[59].verdict == .outsizedBeat)
+    #expect(lifted[58].isClean, "\(lifted[58].verdict)")
+    // Where the pulse goes on, the same beat is a movement's largest swing, which began before it.
+    let moved = judge(lostAfterFall: false)
+    #expect(moved[58].verdict == .outsizedBeat && moved[59].verdict == .outsizedBeat)
+  }
+
   @Test(
     "A beat over three times the recent beats' median size and twice their largest is motion: its intervals and the next are set aside, over four times the median the one before too, nothing else")
   func outsizedBeatIsMotion() throws {
