@@ -15,9 +15,9 @@
 ///   (compensatory pause); or a short and b ≈ 1 with a jump beyond 0.6 D (the rhythm resets from it); or a short
 ///   in a V, 0.65 D below the mean of the clean interval before and b, each 0.1 above it (sinus rhythm changes
 ///   gradually; in a very variable heart, whose D is large, a 20–35 % early beat passes the two tests before); or a
-///   below both its neighbours and b a spike more than D above both a and the interval after it, once D is learned and
-///   below its cap (`pauseAfterLateEarlyBeat`: a beat early on an interval already long). Both intervals touch a
-///   non-sinus beat and are excluded, as NN intervals exclude them;
+///   below both its neighbours and b a spike more than D above both a and the interval after it, though short of a
+///   missed beat (under 2 − τ), once D is learned and below its cap (`pauseAfterLateEarlyBeat`: a beat early on an
+///   interval already long). Both intervals touch a non-sinus beat and are excluded, as NN intervals exclude them;
 /// - **misplaced beat**: a long, b short, a − b beyond D, a + b ≈ the neighbours' sum: a beat found out of place
 ///   (hidden in a shoulder, taken late), unless b and its successor are themselves an extra or a premature beat
 ///   (a respiratory peak followed by a premature beat looks the same from a alone);
@@ -311,7 +311,8 @@ public struct IBICleaner: Sendable {
       verdict = .prematureBeat
       pairs = true
     } else if let b, let c, let p = previousClean.map({ $0 / m }), jumpsLearned,
-      jump < configuration.jumpRange.upperBound, pauseAfterLateEarlyBeat(p: p, a, b, c, d: d, jump: jump)
+      jump < configuration.jumpRange.upperBound, b < 2 - tolerance,
+      pauseAfterLateEarlyBeat(p: p, a, b, c, d: d, jump: jump)
     {
       verdict = .prematureBeat
       pairs = true

@@ -99,6 +99,12 @@ extension IBICleanerTests {
     let judged = Self.clean(Self.beats(intervals))
     #expect(judged[121].verdict == .prematureBeat && judged[122].verdict == .prematureBeat)
     #expect(judged[120].isClean && judged[123].isClean)
+    // A "pause" as long as a missed beat (motion_25hz_s804 at seed 804, 255 s: a beat lost in a burst after a real
+    // interval) is the missed-beat test's: the interval before it stays.
+    var missed = intervals
+    missed[122] = 2.1 * 800
+    let judgedMissed = Self.clean(Self.beats(missed))
+    #expect(judgedMissed[121].isClean && judgedMissed[122].verdict == .missedBeat)
     // A heart swinging ±7 % over 5 beats has D above 0.28 (its default before ten clean intervals is 0.25): a pause
     // 0.28 above a slight trough is within its swings, mid-record and at the start, before D is learned.
     let swinging = Self.swinging(800, swing: 0.07, period: 5, jitter: 0.04, seed: 13)
