@@ -70,12 +70,13 @@ extension IBICleaner {
   /// Whether intervals a, b (in reference intervals) are a beat early on an interval already long and its
   /// compensatory pause: a is no shorter than the heart's own swings, so the pair tests do not see it, but it is the
   /// floor of a V, below both p (the clean interval before) and c (the interval after the pair), and b is long and a
-  /// spike, more than D (`jump`) above both a and c. Sinus rhythm neither climbs D in one beat from a trough nor falls
-  /// D in the next; an early beat on a long interval does both, as its pause makes up the rest of two long intervals.
+  /// spike, more than D (`jump`) above both a and c, though short of a missed beat (2 − τ: beats lost in a burst after
+  /// a real interval are the missed-beat test's). Sinus rhythm neither climbs D in one beat from a trough nor falls D in
+  /// the next; an early beat on a long interval does both, as its pause makes up the rest of two long intervals.
   /// `classify` asks it only once D is learned and below its cap: where the heart's own successive differences reach
   /// the cap (AF, a very variable heart), a spike of D proves nothing.
   func pauseAfterLateEarlyBeat(p: Double, _ a: Double, _ b: Double, _ c: Double, d: Double, jump: Double) -> Bool {
-    a < min(p, c) && b > 1 + d / 2 && b - a > jump && b - c > jump
+    a < min(p, c) && b > 1 + d / 2 && b < 2 - configuration.patternTolerance && b - a > jump && b - c > jump
   }
 
   /// Whether intervals b, c (in reference intervals) are an extra detection (by either signature `classify` asks:

@@ -311,8 +311,7 @@ public struct IBICleaner: Sendable {
       verdict = .prematureBeat
       pairs = true
     } else if let b, let c, let p = previousClean.map({ $0 / m }), jumpsLearned,
-      jump < configuration.jumpRange.upperBound, b < 2 - tolerance,
-      pauseAfterLateEarlyBeat(p: p, a, b, c, d: d, jump: jump)
+      jump < configuration.jumpRange.upperBound, pauseAfterLateEarlyBeat(p: p, a, b, c, d: d, jump: jump)
     {
       verdict = .prematureBeat
       pairs = true
