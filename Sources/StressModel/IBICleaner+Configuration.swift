@@ -54,7 +54,8 @@ extension IBICleaner {
   public static let outsizedOverLargest = 2.0
   /// A beat this many times the median is past anything breathing makes (a deep breath's baseline, which the
   /// band-pass only partly removes, swings a pulse's rise up to about 4×): a movement's largest swing. A movement
-  /// starts before its largest swing, so the interval ending at the beat before is set aside too.
+  /// starts before its largest swing, so the interval ending at the beat before is set aside too, unless a lost
+  /// contact is found within `contactEdgeSeconds` of that beat (the light's fall, not a movement: `breakSegment`).
   public static let movementOnsetRatio = 4.0
   /// A beat under this share of that median is weak: a premature beat is (its ventricle had less time to fill), so
   /// a short interval ending at one may form a premature pair whose sum misses by up to `weakPairTolerance` τ.

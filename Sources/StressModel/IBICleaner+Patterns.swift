@@ -73,8 +73,8 @@ extension IBICleaner {
   /// spike, more than D (`jump`) above both a and c, though short of a missed beat (2 − τ: beats lost in a burst after
   /// a real interval are the missed-beat test's). Sinus rhythm neither climbs D in one beat from a trough nor falls D in
   /// the next; an early beat on a long interval does both, as its pause makes up the rest of two long intervals.
-  /// `classify` asks it only once D is learned and below its cap: where the heart's own successive differences reach
-  /// the cap (AF, a very variable heart), a spike of D proves nothing.
+  /// `classify` asks it only where D tells a spike (`jumpIsTelling`: learned and below its cap; where the heart's own
+  /// successive differences reach the cap, AF or a very variable heart, a spike of D proves nothing).
   func pauseAfterLateEarlyBeat(p: Double, _ a: Double, _ b: Double, _ c: Double, d: Double, jump: Double) -> Bool {
     a < min(p, c) && b > 1 + d / 2 && b < 2 - configuration.patternTolerance && b - a > jump && b - c > jump
   }

@@ -272,7 +272,6 @@ public struct IBICleaner: Sendable {
     let jump = jumpThreshold
     let tolerance = configuration.patternTolerance
     let previousClean = lastWasClean ? newestClean() : nil
-    let jumpsLearned = jumps.count >= Self.spreadMinimumCount
     // Two normal intervals around here: the clean one before and the one after the pair, else 2m.
     var pairSum = 2.0
     // The interval after the pair, in reference intervals (nil at a segment's end), and the same when it is steady:
@@ -310,8 +309,8 @@ public struct IBICleaner: Sendable {
     {
       verdict = .prematureBeat
       pairs = true
-    } else if let b, let c, let p = previousClean.map({ $0 / m }), jumpsLearned,
-      jump < configuration.jumpRange.upperBound, pauseAfterLateEarlyBeat(p: p, a, b, c, d: d, jump: jump)
+    } else if let b, let c, let p = previousClean.map({ $0 / m }), jumpIsTelling,
+      pauseAfterLateEarlyBeat(p: p, a, b, c, d: d, jump: jump)
     {
       verdict = .prematureBeat
       pairs = true
@@ -338,6 +337,12 @@ public struct IBICleaner: Sendable {
   }
 
   private func newestClean() -> Double? { clean.newest }
+
+  /// Whether D tells a spike from this heart's own beat-to-beat changes: learned from enough clean intervals, and
+  /// below its cap (where the cap holds it, the heart's changes may reach it: AF, a very variable heart).
+  private var jumpIsTelling: Bool {
+    jumps.count >= Self.spreadMinimumCount && jumpThreshold < configuration.jumpRange.upperBound
+  }
 
   /// Waiting interval `k` in reference intervals when it is steady (plausible and not far off); nil otherwise or when
   /// there is none.
