@@ -25,16 +25,24 @@ struct IBICleanerTests {
     return intervals
   }
 
-  /// The cleaner's verdicts on `beats` (seconds), with a segment break before the beats in `breakAt` and the shapes
-  /// (r²) of the beats in `shapes` (the others' not known).
-  static func clean(_ beats: [Double], breakAt: Set<Int> = [], shapes: [Int: Double] = [:]) -> [InterBeatInterval] {
+  /// The cleaner's verdicts on `beats` (seconds), with a segment break before the beats in `breakAt`, the sizes of the
+  /// beats in `sizes` (one per beat; nil: not known) and the shapes (r²) of the beats in `shapes` (the others' not
+  /// known). The stream ends at a contact found lost at `contactLostAt`, else plainly.
+  static func clean(
+    _ beats: [Double], breakAt: Set<Int> = [], sizes: [Double]? = nil, shapes: [Int: Double] = [:],
+    contactLostAt: Double? = nil
+  ) -> [InterBeatInterval] {
     var cleaner = IBICleaner()
     var out: [InterBeatInterval] = []
     for (i, beat) in beats.enumerated() {
       if breakAt.contains(i) { cleaner.breakSegment { out.append($0) } }
-      cleaner.addBeat(atSeconds: beat, shape: shapes[i]) { out.append($0) }
+      cleaner.addBeat(atSeconds: beat, size: sizes?[i], shape: shapes[i]) { out.append($0) }
     }
-    cleaner.finish { out.append($0) }
+    if let contactLostAt {
+      cleaner.breakSegment(contactLostAtSeconds: contactLostAt) { out.append($0) }
+    } else {
+      cleaner.finish { out.append($0) }
+    }
     return out
   }
 
@@ -153,10 +161,7 @@ struct IBICleanerTests {
     let times = Self.beats(Self.premature(nn, endingInterval: 120, longerPause: 0.17))
     // Sizes: steady within ±10 %, the premature beat (121, which ends interval 120) at 0.6.
     let sizes = times.indices.map { $0 == 121 ? 0.6 : 1 + 0.1 * Double(($0 * 7) % 5 - 2) / 2 }
-    var cleaner = IBICleaner()
-    var judged: [InterBeatInterval] = []
-    for (t, size) in zip(times, sizes) { cleaner.addBeat(atSeconds: t, size: size) { judged.append($0) } }
-    cleaner.finish { judged.append($0) }
+    let judged = Self.clean(times, sizes: sizes)
     #expect(judged[120].verdict == .prematureBeat && judged[121].verdict == .prematureBeat)
     #expect(judged[119].isClean && judged[122].isClean)
     // By timing alone (no sizes, or a full-sized beat) the sum is too far off for the pattern; what sets the pair
@@ -168,10 +173,7 @@ struct IBICleanerTests {
     var noDip = Self.premature(nn, endingInterval: 120, longerPause: 0.17)
     noDip[119] = noDip[120]
     let noDipTimes = Self.beats(noDip)
-    var sized = IBICleaner()
-    var judgedNoDip: [InterBeatInterval] = []
-    for (t, size) in zip(noDipTimes, sizes) { sized.addBeat(atSeconds: t, size: size) { judgedNoDip.append($0) } }
-    sized.finish { judgedNoDip.append($0) }
+    let judgedNoDip = Self.clean(noDipTimes, sizes: sizes)
     #expect(judgedNoDip[120].verdict == .prematureBeat && judgedNoDip[121].verdict == .prematureBeat)
     let plainNoDip = Self.clean(noDipTimes)
     #expect(!(plainNoDip[120].verdict == .prematureBeat && plainNoDip[121].verdict == .prematureBeat))
@@ -290,10 +292,7 @@ struct IBICleanerTests {
     // The finger leaves 0.3 s after beat 59: the light's fall could be beat 59 itself, or the one before at
     // short intervals.
     let lost = times[59] + 0.3
-    var cleaner = IBICleaner()
-    var judged: [InterBeatInterval] = []
-    for beat in times { cleaner.addBeat(atSeconds: beat) { judged.append($0) } }
-    cleaner.breakSegment(contactLostAtSeconds: lost) { judged.append($0) }
+    let judged = Self.clean(times, contactLostAt: lost)
     #expect(judged.count == 59)
     let setAside = judged.filter { $0.verdict == .contactLost }
     #expect(!setAside.isEmpty && setAside.allSatisfy { $0.endSeconds >= lost - IBICleaner.contactEdgeSeconds })
@@ -301,10 +300,7 @@ struct IBICleanerTests {
     #expect(before.allSatisfy { $0.verdict != .contactLost })
     #expect(judged.filter { $0.verdict == .clean }.count >= 55)
     // A plain break (a gap, a restart) judges them all.
-    var plain = IBICleaner()
-    var all: [InterBeatInterval] = []
-    for beat in times { plain.addBeat(atSeconds: beat) { all.append($0) } }
-    plain.breakSegment { all.append($0) }
+    let all = Self.clean(times)
     #expect(!all.contains { $0.verdict == .contactLost })
   }
 
@@ -314,25 +310,14 @@ struct IBICleanerTests {
     // is found gone 0.2 s later (lifted_100hz_s403 at seed 403, 160 s: the interval before was a real 1.34 s one).
     let times = Self.beats(Self.swinging(1000, swing: 0, period: 1, jitter: 0.03, seed: 29, count: 60))
     let sizes = times.indices.map { $0 == 60 ? 20.0 : 1 + 0.05 * Double($0 % 3) }
-    func judge(lostAfterFall: Bool) -> [InterBeatInterval] {
-      var cleaner = IBICleaner()
-      var judged: [InterBeatInterval] = []
-      for (t, size) in zip(times, sizes) { cleaner.addBeat(atSeconds: t, size: size) { judged.append($0) } }
-      if lostAfterFall {
-        cleaner.breakSegment(contactLostAtSeconds: times[60] + 0.2) { judged.append($0) }
-      } else {
-        // A movement: the pulse goes on.
-        for k in 1...5 { cleaner.addBeat(atSeconds: times[60] + Double(k), size: 1) { judged.append($0) } }
-        cleaner.finish { judged.append($0) }
-      }
-      return judged
-    }
-    let lifted = judge(lostAfterFall: true)
+    let lifted = Self.clean(times, sizes: sizes, contactLostAt: times[60] + 0.2)
     // The fall's own interval is set aside; the one before it, ending 1.2 s before the contact was found lost, is clean.
     #expect(lifted[59].verdict == .outsizedBeat)
     #expect(lifted[58].isClean, "\(lifted[58].verdict)")
     // Where the pulse goes on, the same beat is a movement's largest swing, which began before it.
-    let moved = judge(lostAfterFall: false)
+    // (A movement: the pulse goes on.)
+    let goesOn = (1...5).map { times[60] + Double($0) }
+    let moved = Self.clean(times + goesOn, sizes: sizes + goesOn.map { _ in 1 })
     #expect(moved[58].verdict == .outsizedBeat && moved[59].verdict == .outsizedBeat)
   }
 
@@ -359,10 +344,7 @@ struct IBICleanerTests {
     sizes[196] = 2.2 * medianBefore(196)
     sizes[200] = 3.5 * medianBefore(200)
     #expect(sizes[200] < 2 * sizes[196] && sizes[150] > 2 * (sizes[142..<150].max() ?? 0))
-    var cleaner = IBICleaner()
-    var judged: [InterBeatInterval] = []
-    for (t, size) in zip(times, sizes) { cleaner.addBeat(atSeconds: t, size: size) { judged.append($0) } }
-    cleaner.finish { judged.append($0) }
+    let judged = Self.clean(times, sizes: sizes)
     // Each one's two intervals and the one after them (the movement goes on past its largest swing); past
     // `movementOnsetRatio` the one before them as well (the movement began before its largest swing).
     let motion = Set(99...101).union(148...151)
