@@ -69,10 +69,10 @@ extension BeatDetector {
     merge.needsShape = false
     if rhythm.hasLastBeat && sinceLast < p.refractorySamples {
       // The size rules ask for a peak larger than the beat (the early-beat rule the least), the height rule for one
-      // standing twice as high.
+      // standing twice as high, or in poor signal 1.2 times as high on the rhythm after a beat off it.
       merge.replaces = outgrowsLastBeat(c, atLeastQ8: p.onRhythmReplaceAmplitudeQ8)
         && (replacesLastBeat(c, atLeastQ8: p.replaceAmplitudeQ8) || replacesEarlyBeat(c, expected: rhythm.expected))
-        || standsAboveLastBeat(c)
+        || standsAboveLastBeat(c) || quality == .poorSignal && standsAboveOnRhythm(c)
       return merge.replaces
     }
     guard !references.isEmpty else {

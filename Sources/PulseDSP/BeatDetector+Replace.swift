@@ -1,7 +1,8 @@
 // A peak soon after a beat that shows the beat was a noise or shoulder peak ahead of the real pulse (low perfusion,
 // motion): inside the refractory period, a peak clearly larger than the beat, or one standing twice as high above the
 // baseline (in poor signal up to half an expected interval); inside the refractory period or the secondary-wave zone, a
-// larger peak that the rhythm points to when the beat came early. It is the merge window's rule (the higher peak wins)
+// larger peak that the rhythm points to when the beat came early; in poor signal, a somewhat higher one that the rhythm
+// points to when the beat came off it. It is the merge window's rule (the higher peak wins)
 // carried past the merge window after the fact: the peak replaces the beat, reported with
 // `DetectedBeat.replacesPrevious`, and every reference the replaced beat set is set again from it. Per candidate;
 // integer only.
@@ -60,12 +61,33 @@ extension BeatDetector {
   }
 
   /// Whether candidate `c`, a beat by the rules and less than half an expected interval after the last beat, replaces
-  /// it by its height (`standsAboveLastBeat`); asked in poor signal only. No beat comes that early, not even a
-  /// premature one (20–35 % early), so one of the two is noise, and in noise the taller is the pulse. In good signal
-  /// the taller peak that close is more often motion after a real beat.
+  /// it by its height (`standsAboveLastBeat`, or `standsAboveOnRhythm`); asked in poor signal only. No beat comes that
+  /// early, not even a premature one (20–35 % early), so one of the two is noise, and in noise the taller is the
+  /// pulse. In good signal the taller peak that close is more often motion after a real beat.
   @inline(never)
   mutating func replacesNoiseBeat(_ c: Candidate) -> Bool {
-    comesTooSoon(c.index &- rhythm.lastBeatIndex, expected: rhythm.expected) && standsAboveLastBeat(c)
+    comesTooSoon(c.index &- rhythm.lastBeatIndex, expected: rhythm.expected)
+      && (standsAboveLastBeat(c) || standsAboveOnRhythm(c))
+  }
+
+  /// Whether candidate `c`, in poor signal soon after the last beat, replaces it because the rhythm and the height
+  /// both point to it: the last beat came off the rhythm, early (more than `regularTolerance` before the expected
+  /// interval from the beat before), `c` lands within that tolerance, its peak stands at least
+  /// `onRhythmReplaceAmplitudeRatio` times as high above the filtered baseline, and it passes the score. A detector
+  /// locked on noise peaks ahead of a weak pulse otherwise stays there: each noise beat is early, the pulse after it
+  /// is on time but seldom twice as high (`standsAboveLastBeat`), and measured from the noise peak's trough its rise
+  /// may be the smaller. A true beat on the rhythm is never replaced this way. Only at working rates that resolve a
+  /// peak's height (`BeatDetectorTuning.heightResolvedRateHz`).
+  @inline(never)
+  mutating func standsAboveOnRhythm(_ c: Candidate) -> Bool {
+    let p = parameters
+    let expected = rhythm.expected
+    guard p.heightsResolved, rhythm.hasPreviousBeat, expected > 0, references.lastHeight > 0 else { return false }
+    let tolerance = p.regularToleranceQ8 &* expected
+    let early = (expected &- (rhythm.lastBeatIndex &- rhythm.previousBeatIndex)) &* 256
+    let offset = abs(c.index &- rhythm.previousBeatIndex &- expected) &* 256
+    return early >= tolerance && offset < tolerance
+      && c.value &* 256 >= p.onRhythmReplaceAmplitudeQ8 &* references.lastHeight && mayReplaceLastBeat(c)
   }
 
   /// `c` takes the last beat's place: its interval from the beat before, its amplitude and slope replace the last

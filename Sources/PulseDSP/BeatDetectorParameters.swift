@@ -39,6 +39,8 @@ extension BeatDetector {
     let replaceAmplitudeQ8: Int64
     let onRhythmReplaceAmplitudeQ8: Int64
     let tallerPeakReplaceQ8: Int64
+    /// Whether the working rate resolves a peak's height well enough for `standsAboveOnRhythm`.
+    let heightsResolved: Bool
     let earliestBeatQ8: Int64
     let irregularEarliestBeatQ8: Int64
     let searchBackScoreQ16: Int64
@@ -88,6 +90,7 @@ extension BeatDetector {
       replaceAmplitudeQ8 = q8(T.replaceAmplitudeRatio)
       onRhythmReplaceAmplitudeQ8 = q8(T.onRhythmReplaceAmplitudeRatio)
       tallerPeakReplaceQ8 = q8(T.tallerPeakReplaceRatio)
+      heightsResolved = rate >= T.heightResolvedRateHz
       earliestBeatQ8 = q8(T.earliestBeatShare)
       irregularEarliestBeatQ8 = q8(T.irregularEarliestBeatShare)
       searchBackScoreQ16 = q16(T.searchBackScore * T.searchBackScore)
