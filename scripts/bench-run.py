@@ -190,6 +190,8 @@ def main():
     ap.add_argument("--work", required=True)
     ap.add_argument("--quick", action="store_true")
     a = ap.parse_args()
+    # The repeated recordings and callgrind's files go here; a fresh machine has no such folder yet.
+    os.makedirs(a.work, exist_ok=True)
     inputs = [("pyphysio_medical", 4 if a.quick else 20), ("heartpy_data3", 12 if a.quick else 60)]
     failures = 0
     print("stressmon bench (this machine, now; medians)")
