@@ -169,7 +169,7 @@ enum BeatDetectorTuning {
   /// In poor signal a candidate `onRhythmReplaceAmplitudeRatio` times as high as the last beat replaces it when that
   /// beat came off the rhythm, early, and the candidate lands on it (`standsAboveOnRhythm`), but only where a peak's
   /// sampled height is near its vertex's: at working rates of at least this. A peak of the band-passed signal (8 Hz
-  /// corner) sampled half a sample from its vertex reads 1 − cos(π × 8 / rate) low: 12 % at 48 Hz, 46 % at 25 Hz,
+  /// corner) sampled half a sample from its vertex reads 1 − cos(π × 8 / rate) low: 13 % at 48 Hz, 46 % at 25 Hz,
   /// more than the 20 % the rule asks (issue 12, twenty-fourth round: at 25 Hz it lost beats on every set measured).
   static let heightResolvedRateHz = 48.0
 
