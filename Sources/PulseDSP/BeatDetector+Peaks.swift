@@ -72,7 +72,7 @@ extension BeatDetector {
       // standing twice as high, or in poor signal 1.2 times as high on the rhythm after a beat off it.
       merge.replaces = outgrowsLastBeat(c, atLeastQ8: p.onRhythmReplaceAmplitudeQ8)
         && (replacesLastBeat(c, atLeastQ8: p.replaceAmplitudeQ8) || replacesEarlyBeat(c, expected: rhythm.expected))
-        || standsAboveLastBeat(c) || quality == .poorSignal && standsAboveOnRhythm(c)
+        || standsAboveLastBeat(c) || standsAboveOnRhythm(c)
       return merge.replaces
     }
     guard !references.isEmpty else {

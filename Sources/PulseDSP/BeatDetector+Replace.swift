@@ -39,14 +39,20 @@ extension BeatDetector {
   /// A premature beat is followed by nothing on the old rhythm, and a real beat after a real beat is not on it.
   @inline(never)
   mutating func replacesEarlyBeat(_ c: Candidate, expected: Int64) -> Bool {
+    rhythmPointsTo(c, expected: expected, lastEarlyByQ8: 0)
+      && replacesLastBeat(c, atLeastQ8: parameters.onRhythmReplaceAmplitudeQ8)
+  }
+
+  /// Whether the rhythm points to `c` rather than to the last beat: that beat came before the `expected` interval
+  /// from the beat before, by at least `minimumQ8` (Q8) of it, and `c` lands nearer that interval and within
+  /// `regularTolerance` of it. The rhythm test of both on-rhythm replacements.
+  @inline(__always)
+  func rhythmPointsTo(_ c: Candidate, expected: Int64, lastEarlyByQ8 minimumQ8: Int64) -> Bool {
     guard rhythm.hasPreviousBeat, expected > 0 else { return false }
-    let p = parameters
-    let last = rhythm.lastBeatIndex &- rhythm.previousBeatIndex
-    let fromPrevious = c.index &- rhythm.previousBeatIndex
-    let offset = abs(fromPrevious &- expected)
-    guard last < expected, offset < expected &- last, offset &* 256 < p.regularToleranceQ8 &* expected
-    else { return false }
-    return replacesLastBeat(c, atLeastQ8: p.onRhythmReplaceAmplitudeQ8)
+    let early = expected &- (rhythm.lastBeatIndex &- rhythm.previousBeatIndex)
+    let offset = abs(c.index &- rhythm.previousBeatIndex &- expected)
+    return early > 0 && offset < early && offset &* 256 < parameters.regularToleranceQ8 &* expected
+      && early &* 256 >= minimumQ8 &* expected
   }
 
   /// Whether candidate `c`, inside the refractory period, replaces the last beat by its height: its peak stands at
@@ -72,7 +78,7 @@ extension BeatDetector {
 
   /// Whether candidate `c`, in poor signal soon after the last beat, replaces it because the rhythm and the height
   /// both point to it: the last beat came off the rhythm, early (more than `regularTolerance` before the expected
-  /// interval from the beat before), `c` lands within that tolerance, its peak stands at least
+  /// interval from the beat before), `c` lands within that tolerance (`rhythmPointsTo`), its peak stands at least
   /// `onRhythmReplaceAmplitudeRatio` times as high above the filtered baseline, and it passes the score. A detector
   /// locked on noise peaks ahead of a weak pulse otherwise stays there: each noise beat is early, the pulse after it
   /// is on time but seldom twice as high (`standsAboveLastBeat`), and measured from the noise peak's trough its rise
@@ -81,12 +87,8 @@ extension BeatDetector {
   @inline(never)
   mutating func standsAboveOnRhythm(_ c: Candidate) -> Bool {
     let p = parameters
-    let expected = rhythm.expected
-    guard p.heightsResolved, rhythm.hasPreviousBeat, expected > 0, references.lastHeight > 0 else { return false }
-    let tolerance = p.regularToleranceQ8 &* expected
-    let early = (expected &- (rhythm.lastBeatIndex &- rhythm.previousBeatIndex)) &* 256
-    let offset = abs(c.index &- rhythm.previousBeatIndex &- expected) &* 256
-    return early >= tolerance && offset < tolerance
+    guard quality == .poorSignal, p.heightsResolved, references.lastHeight > 0 else { return false }
+    return rhythmPointsTo(c, expected: rhythm.expected, lastEarlyByQ8: p.regularToleranceQ8)
       && c.value &* 256 >= p.onRhythmReplaceAmplitudeQ8 &* references.lastHeight && mayReplaceLastBeat(c)
   }
 
