@@ -44,6 +44,9 @@ extension BeatDetector {
     let reference: Double = Double(amplitude) * Double(slope)
     let score = Int64(min(4_294_967_296.0, product * 65_536 / reference))
     guard score >= p.searchBackScoreQ16, !isRecurringSecondary(c, since: since) else { return }
+    // A pulse whose secondary wave recurs: away from the wave's learnt delay only a candidate with a ventricle's
+    // stroke. The wave moves from span to span (in AF, with the interval), and it rises slowly.
+    guard secondary.state != .recurring || hasSteepStroke(c) else { return }
     keepRejected(c, score: score, expected: expected)
   }
 

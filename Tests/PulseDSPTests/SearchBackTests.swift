@@ -43,14 +43,15 @@ struct SearchBackTests {
   func noSecondaryWaveRecovered() {
     // Given AF-like records, 25–400 Hz, 120 s, at seeds neither the set nor the other tests use. In AF a long interval
     // is often just long, and search-back looks for a missed beat in it; the best peak it rejected there may be the
-    // last beat's secondary wave, which the rules know by its delay once it recurs (`isRecurringSecondary`).
+    // last beat's secondary wave, which the rules know by its delay once it recurs (`isRecurringSecondary`), and away
+    // from that delay by its slow rise (`hasSteepStroke`): the wave moves with the interval.
     let t = HeldOutTally(HeldOutRun.runs(.af, rates: [25, 50, 100, 200, 400], seeds: 9...16))
-    // Then (measured: 33 true and 15 false recovered of 7 500, two true ones fewer since the gate's rescue takes them
-    // as they come; 35 and 19 while the recurring secondary wave could be kept for search-back) the recovered beats
-    // are mostly true
+    // Then (measured: 32 true and 7 false recovered of 7 500; 33 and 15 before a candidate kept for search-back had to
+    // rise steeply while the secondary wave recurs; 35 and 19 while the recurring secondary wave could be kept at its
+    // delay) the recovered beats are mostly true
     #expect(t.truths > 7000, "only \(t.truths) true beats in the records")
-    #expect(t.recoveredTrue >= 33, "\(t.recoveredTrue) true beats recovered")
-    #expect(t.recoveredFalse <= 15, "\(t.recoveredFalse) false beats recovered")
+    #expect(t.recoveredTrue >= 31, "\(t.recoveredTrue) true beats recovered")
+    #expect(t.recoveredFalse <= 8, "\(t.recoveredFalse) false beats recovered")
   }
 
   @Test("A clean regular pulse needs no search-back")
