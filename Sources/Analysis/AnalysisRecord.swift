@@ -102,15 +102,18 @@ public struct AnalysisRecord: Sendable {
   /// In an irregular rhythm (AF) it often is: a short-coupled beat had less time to fill. Such a beat is kept
   /// where the pulse was clean (`cleanPulse`), it stands at least half as high as the smaller of its
   /// neighbours, and it rose with their stroke (`hasVentricularStroke`); noise on a good signal is smaller, or rises
-  /// slowly.
+  /// slowly. A beat early in the interval it splits (the interval after it the longer) had the least time to fill: a
+  /// third as high will do. (Noise that passes the detector in good signal mostly lies late in the interval, on the
+  /// next pulse's foot.)
   private mutating func markExtraBeat(between first: InterBeatInterval, and second: InterBeatInterval) {
     guard let start = beatIndex(at: first.startSeconds), let middle = beatIndex(at: first.endSeconds),
       let end = beatIndex(at: second.endSeconds)
     else { return }
     let before = beats[start].beat, beat = beats[middle].beat, after = beats[end].beat
     guard beat.amplitudeQ8 < before.amplitudeQ8 && beat.amplitudeQ8 < after.amplitudeQ8 else { return }
+    let shareDivisor: Int64 = first.milliseconds < second.milliseconds ? 3 : 2
     let shortCoupled = cleanPulse(atSeconds: beats[middle].seconds)
-      && beat.amplitudeQ8 &* 2 >= min(before.amplitudeQ8, after.amplitudeQ8)
+      && beat.amplitudeQ8 &* shareDivisor >= min(before.amplitudeQ8, after.amplitudeQ8)
       && Self.hasVentricularStroke(beat, between: before, and: after)
     if !shortCoupled { isArtefact[middle] = true }
   }

@@ -17,22 +17,24 @@ struct AnalysisRecordTests {
     .interval(InterBeatInterval(startSeconds: start, endSeconds: end, verdict: verdict, segment: 0))
   }
 
-  /// Beats at 0, 1, 1.4 (the middle one with `middle` amplitude), 2 and 3 s; the cleaner calls 1-1.4 and 1.4-2
-  /// the two halves of an interval split by an extra detection.
+  /// Beats at 0, 1, `at` (1.4 s unless told; the middle one with `middle` amplitude), 2 and 3 s; the cleaner calls
+  /// 1-`at` and `at`-2 the two halves of an interval split by an extra detection.
   /// `quality`: the detector's signal state from 0 s (none reported: settling).
-  static func splitInterval(middle: Int64, riseSamples: Int64 = 4, quality: SignalQuality? = nil) -> AnalysisRecord {
+  static func splitInterval(
+    middle: Int64, at seconds: Double = 1.4, riseSamples: Int64 = 4, quality: SignalQuality? = nil
+  ) -> AnalysisRecord {
     var record = AnalysisRecord()
     if let quality { record.add(.quality(quality, atSeconds: 0)) }
-    for event in splitEvents(middle: middle, riseSamples: riseSamples) { record.add(event) }
+    for event in splitEvents(middle: middle, at: seconds, riseSamples: riseSamples) { record.add(event) }
     return record
   }
 
-  static func splitEvents(middle: Int64, riseSamples: Int64 = 4) -> [AnalysisEvent] {
+  static func splitEvents(middle: Int64, at seconds: Double = 1.4, riseSamples: Int64 = 4) -> [AnalysisEvent] {
     [
-      beat(0, amplitude: 1000), beat(1, amplitude: 1000), beat(1.4, amplitude: middle, riseSamples: riseSamples),
+      beat(0, amplitude: 1000), beat(1, amplitude: 1000), beat(seconds, amplitude: middle, riseSamples: riseSamples),
       interval(0, 1, .clean),
-      beat(2, amplitude: 900), interval(1, 1.4, .extraBeat), interval(1.4, 2, .extraBeat), beat(3, amplitude: 1000),
-      interval(2, 3, .clean),
+      beat(2, amplitude: 900), interval(1, seconds, .extraBeat), interval(seconds, 2, .extraBeat),
+      beat(3, amplitude: 1000), interval(2, 3, .clean),
     ]
   }
 
@@ -57,9 +59,13 @@ struct AnalysisRecordTests {
   func shortCoupledBeatKept() {
     // An AF beat that came early had less time to fill: smaller than both neighbours, as steep a stroke
     #expect(Self.splitInterval(middle: 600, quality: .good).artefactCount == 0)
-    // Half the smaller neighbour (900) is still a beat's size; under it, or rising slower than they did, it is noise
-    #expect(Self.splitInterval(middle: 452, quality: .good).artefactCount == 0)
-    #expect(Self.splitInterval(middle: 448, quality: .good).artefactCount == 1)
+    // Early in the pair (the interval after it the longer), a third of the smaller neighbour (900) is still a beat's
+    // size; late in it, half. Under that, or rising slower than they did, it is noise
+    #expect(Self.splitInterval(middle: 308, quality: .good).artefactCount == 0)
+    #expect(Self.splitInterval(middle: 296, quality: .good).artefactCount == 1)
+    #expect(Self.splitInterval(middle: 452, at: 1.6, quality: .good).artefactCount == 0)
+    #expect(Self.splitInterval(middle: 448, at: 1.6, quality: .good).artefactCount == 1)
+    #expect(Self.splitInterval(middle: 308, at: 1.6, quality: .good).artefactCount == 1)
     #expect(Self.splitInterval(middle: 600, riseSamples: 5, quality: .good).artefactCount == 1)
     // Where the detector did not call the signal good, the weaker middle beat stays out whatever its shape
     #expect(Self.splitInterval(middle: 600, quality: .poorSignal).artefactCount == 1)

@@ -3,7 +3,7 @@ import EvaluationSet
 
 /// One record of the evaluation set's generator at a seed the set does not use, analysed by the chain: its true
 /// beats, the detector's, the ones the chain reports, the recovered ones, and those of them that search-back
-/// recovered two at a time, all between 2 s and 119 s.
+/// recovered two at a time, all between 2 s and 1 s before the end.
 struct HeldOutRun {
   var truth: [Double]
   var detected: [Double]
@@ -21,13 +21,15 @@ struct HeldOutRun {
   }
 
   /// `specs`' records analysed (a record that cannot be made is left out).
-  static func runs(_ condition: EvalCondition, rates: [Double], seeds: ClosedRange<Int>) -> [HeldOutRun] {
+  static func runs(
+    _ condition: EvalCondition, rates: [Double], seeds: ClosedRange<Int>, durationSeconds: Double = 120
+  ) -> [HeldOutRun] {
     var runs: [HeldOutRun] = []
-    for spec in specs(condition, rates: rates, seeds: seeds) {
+    for spec in specs(condition, rates: rates, seeds: seeds, durationSeconds: durationSeconds) {
       guard let record = try? EvalSet.record(spec), let analysis = try? EvalAnalyzer.analysis(of: record) else {
         continue
       }
-      let inside = { (t: Double) in t > 2 && t < 119 }
+      let inside = { (t: Double) in t > 2 && t < durationSeconds - 1 }
       let recovered = analysis.beats.filter(\.beat.recovered)
       let paired = recovered.filter { beat in
         recovered.contains { $0.seconds != beat.seconds && $0.beat.reportedAt == beat.beat.reportedAt }

@@ -33,8 +33,24 @@ struct IrregularRhythmTests {
     // intervals in a row, now judged with the ones before them, made an extra-beat pair in good signal whose middle
     // beat rose slower than its neighbours. (On the 120 s held-out records, seeds 1-24: 239 AF beats missed, 245
     // before.)
+    // 45 and 3 since a candidate kept for search-back must rise steeply while the secondary wave recurs: the wave
+    // moves with the interval in AF and was given back in long intervals (`BeatDetector.noteRejected`).
     #expect(t.missed <= 45, "\(t.missed) of \(t.truths) true beats missed")
-    #expect(t.falseBeats <= 11, "\(t.falseBeats) false beats")
+    #expect(t.falseBeats <= 4, "\(t.falseBeats) false beats")
+  }
+
+  @Test("A short-coupled AF beat early in the interval it splits is reported down to a third of its neighbours' size")
+  func earlyShortCoupledBeatsReported() {
+    // Given AF-like records, 25–400 Hz, 300 s, at seeds neither the set nor the other tests use. A short-coupled beat
+    // had less time to fill; the one that comes early in the interval it splits (the interval after it the longer)
+    // the least. The chain kept such a beat only at half the smaller neighbour (`AnalysisRecord.markExtraBeat`).
+    let t = HeldOutTally(HeldOutRun.runs(.af, rates: [25, 50, 100, 200, 400], seeds: 17...28, durationSeconds: 300))
+    // Then (measured: 200 missed and 37 false of 28 026; at half the neighbour whatever the order: 203 and 37. On the
+    // held-out sets of 300 records × 300 s: 2 to 8 more AF beats per set, and 0 to 3 false ones among the noisy and
+    // motion records)
+    #expect(t.truths > 20000, "only \(t.truths) true beats in the records")
+    #expect(t.missed <= 200, "\(t.missed) of \(t.truths) true beats missed")
+    #expect(t.falseBeats <= 37, "\(t.falseBeats) false beats")
   }
 
   @Test("A poor signal is the rhythm's alone in an irregular rhythm on a clean pulse, not where noise rides on it")
