@@ -140,7 +140,7 @@ extension BeatDetector {
 
   /// The pulse's shape (PulseTemplate.swift): a candidate off the rhythm (early or late) must look like the
   /// recent good pulses; one on the rhythm only needs some likeness, and if it is not a good match it marks the
-  /// signal poor for the next beats. Good matches on the rhythm teach the template. False: no beat. The detector
+  /// signal poor for the next beats. A late one with a fair likeness (`templateLateCorrelation`) is a beat too. Good matches on the rhythm teach the template. False: no beat. The detector
   /// acts on the shape of beats on the rhythm it samples (`templateOnTimeMask`); every beat's shape is measured
   /// once the template is ready and reported (`DetectedBeat.shapeQ8`), for the IBI cleaner.
   mutating func shapeFits(_ c: Candidate) -> Bool {
@@ -169,6 +169,10 @@ extension BeatDetector {
           if onTime && energy.template.wantsBeat() { energy.learnWindow() }
         } else if likeness == 1 && onTime {
           misshapen = true
+        } else if likeness == 1 && expected > 0 && sinceLast > expected && comesLateLikeAPulse {
+          // A beat late on the rhythm: its window reaches back into a long diastole, or a missed beat's tail, which
+          // no template holds, so a fair match does not mark the signal poor (and search-back, which asks for
+          // quiet spans, may still give back the beat it shows missing).
         } else if likeness >= 0 {
           return false
         }
@@ -179,6 +183,10 @@ extension BeatDetector {
     if onTime { rhythm.anchorIndex = c.index }
     return true
   }
+
+  /// Whether the candidate whose likeness was measured last reaches `templateLateCorrelation`: what a candidate late
+  /// on the rhythm needs to be judged as one on it.
+  var comesLateLikeAPulse: Bool { Int64(energy.lastShapeQ8) >= parameters.templateLateR2Q8 }
 
   /// The template learns from beats on the rhythm, and an irregular rhythm (AF) has few: it may stay empty for the
   /// first 10-15 s, and the rules that ask for it (the zones' in an irregular rhythm, the weak early beat's) wait that

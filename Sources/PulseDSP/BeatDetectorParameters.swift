@@ -35,6 +35,8 @@ extension BeatDetector {
     let relaxedScoreThresholdQ16: Int64
     let templateMatchQ8: Int64
     let templateFloorQ8: Int64
+    /// `templateLateCorrelation` squared, Q8: compared with `EnergyGate.lastShapeQ8` (r² × 256).
+    let templateLateR2Q8: Int64
     let searchBackLongQ8: Int64
     let replaceAmplitudeQ8: Int64
     let onRhythmReplaceAmplitudeQ8: Int64
@@ -86,6 +88,7 @@ extension BeatDetector {
       relaxedScoreThresholdQ16 = q16(T.relaxedScoreThreshold * T.relaxedScoreThreshold)
       templateMatchQ8 = q8(T.templateMatchCorrelation)
       templateFloorQ8 = q8(T.templateFloorCorrelation)
+      templateLateR2Q8 = q8(T.templateLateCorrelation * T.templateLateCorrelation)
       searchBackLongQ8 = q8(T.searchBackLongShare)
       replaceAmplitudeQ8 = q8(T.replaceAmplitudeRatio)
       onRhythmReplaceAmplitudeQ8 = q8(T.onRhythmReplaceAmplitudeRatio)

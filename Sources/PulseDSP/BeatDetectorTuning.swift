@@ -128,6 +128,12 @@ enum BeatDetectorTuning {
   /// template (the first four such beats after a restart, then every fourth, PulseTemplate.learnEvery).
   static let templateMatchCorrelation = 0.7
   static let templateFloorCorrelation = 0.35
+  /// A candidate late on the rhythm (after the expected interval, beyond `regularTolerance`) comes where neither a
+  /// secondary wave nor the noise on the next pulse's foot lies: the pulse after a long interval, or after a beat
+  /// missed or taken early. In noise such a pulse matches the template less well than a clean one, and at r below
+  /// `templateMatchCorrelation` it was turned away, the rhythm lost with it. From this r on it is a beat (section 7
+  /// of docs/detector.md, twenty-fifth round: r from 0.5 locked a noisy record on noise, from 0.65 found less).
+  static let templateLateCorrelation = 0.6
   /// The detector acts on the match of a beat on the rhythm when (count & mask) == 0: every fourth, once the template
   /// is ready (a pulse's shape changes over tens of beats; candidates off the rhythm, where false beats are, all
   /// count). Every beat's match is still measured and reported, for the IBI cleaner (about 3 instructions per sample

@@ -88,10 +88,13 @@ struct IrregularRhythmTests {
     // (before the irregular rhythm's earlier steep beats): 63 and 66, and with one beat at most per span none in
     // pairs, 66 missed and 65 false. (The false ones in pairs are motion peaks 0.2-0.3 s from a hidden pulse: the
     // count is right, the place is not.)
-    #expect(t.pairedTrue >= 4, "\(t.pairedTrue) true beats recovered in pairs")
+    // Since a late candidate with a fair likeness is a beat (`BeatDetectorTuning.templateLateCorrelation`): 2 true and
+    // 2 false in pairs, 58 missed and 67 false. The later beat of two pairs is taken as it comes, and search-back gives
+    // back the one before it alone.
+    #expect(t.pairedTrue >= 2, "\(t.pairedTrue) true beats recovered in pairs")
     #expect(t.pairedFalse <= 2, "\(t.pairedFalse) false beats recovered in pairs")
-    #expect(t.missed <= 60, "\(t.missed) of \(t.truths) true beats missed")
-    #expect(t.falseBeats <= 66, "\(t.falseBeats) false beats")
+    #expect(t.missed <= 58, "\(t.missed) of \(t.truths) true beats missed")
+    #expect(t.falseBeats <= 67, "\(t.falseBeats) false beats")
   }
 }
 
