@@ -21,8 +21,9 @@ extension BeatDetector {
 
   /// A rejected candidate: kept if it is at least `earliestBeatShare` of an expected interval after the last
   /// beat, scores at least `searchBackScore`, is not that beat's recurring secondary wave (in AF a long interval is
-  /// often just long, and that wave was its best rejected peak), and is one of the best two so far since that beat
-  /// that lie that far apart.
+  /// often just long, and that wave was its best rejected peak: near its learnt delay, or anywhere while it recurs if
+  /// the candidate rises slower than the beats), and is one of the best two so far since that beat that lie that far
+  /// apart.
   mutating func noteRejected(_ c: Candidate) {
     // Cheap tests first (this runs for every rejected peak, secondary waves included), and no division: the
     // recovery would not be made in a poor or unsteady signal anyway.
