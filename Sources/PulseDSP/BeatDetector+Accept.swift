@@ -140,9 +140,10 @@ extension BeatDetector {
 
   /// The pulse's shape (PulseTemplate.swift): a candidate off the rhythm (early or late) must look like the
   /// recent good pulses; one on the rhythm only needs some likeness, and if it is not a good match it marks the
-  /// signal poor for the next beats. A late one with a fair likeness (`templateLateCorrelation`) is a beat too. Good matches on the rhythm teach the template. False: no beat. The detector
-  /// acts on the shape of beats on the rhythm it samples (`templateOnTimeMask`); every beat's shape is measured
-  /// once the template is ready and reported (`DetectedBeat.shapeQ8`), for the IBI cleaner.
+  /// signal poor for the next beats. One late on the rhythm with a fair likeness (`templateLateCorrelation`) is a beat
+  /// too, and marks nothing. Good matches on the rhythm teach the template. False: no beat. The detector acts on the
+  /// shape of beats on the rhythm it samples (`templateOnTimeMask`); every beat's shape is measured once the template
+  /// is ready and reported (`DetectedBeat.shapeQ8`), for the IBI cleaner.
   mutating func shapeFits(_ c: Candidate) -> Bool {
     let index = clock.index &- 1  // the working sample being stepped (acceptPending's)
     // A replacement is timed from the beat before the one it replaces.
@@ -167,12 +168,14 @@ extension BeatDetector {
         if likeness == 2 {
           rhythm.anchorIndex = c.index
           if onTime && energy.template.wantsBeat() { energy.learnWindow() }
-        } else if likeness == 1 && onTime {
-          misshapen = true
-        } else if likeness == 1 && expected > 0 && sinceLast > expected && comesLateLikeAPulse {
-          // A beat late on the rhythm: its window reaches back into a long diastole, or a missed beat's tail, which
-          // no template holds, so a fair match does not mark the signal poor (and search-back, which asks for
-          // quiet spans, may still give back the beat it shows missing).
+        } else if likeness == 1
+          && (onTime || expected > 0 && sinceLast > expected
+            && Int64(energy.lastShapeQ8) >= parameters.templateLateR2Q8)
+        {
+          // Late on the rhythm, the window reaches back into a long diastole, or a missed beat's tail, which no
+          // template holds: a fair match does not mark the signal poor (and search-back, which asks for quiet spans,
+          // may still give back the beat it shows missing).
+          misshapen = onTime
         } else if likeness >= 0 {
           return false
         }
@@ -183,10 +186,6 @@ extension BeatDetector {
     if onTime { rhythm.anchorIndex = c.index }
     return true
   }
-
-  /// Whether the candidate whose likeness was measured last reaches `templateLateCorrelation`: what a candidate late
-  /// on the rhythm needs to be judged as one on it.
-  var comesLateLikeAPulse: Bool { Int64(energy.lastShapeQ8) >= parameters.templateLateR2Q8 }
 
   /// The template learns from beats on the rhythm, and an irregular rhythm (AF) has few: it may stay empty for the
   /// first 10-15 s, and the rules that ask for it (the zones' in an irregular rhythm, the weak early beat's) wait that
