@@ -117,11 +117,18 @@ let package = Package(
       ]
     ),
 
+    // What both executables share: the failure that ends a command (one stderr line, a sysexits code) and their
+    // entry point, the one JSON string escaper, counted nouns. No Foundation: the edge binary links it.
+    .target(
+      name: "CommandSupport",
+      dependencies: ["Platform", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+    ),
+
     // MARK: - Hub (server; full Foundation is fine here)
     .target(
       name: "Hub",
       dependencies: [
-        "SyncWire", "StressModel", "SQLite", "DayReport",
+        "SyncWire", "StressModel", "SQLite", "DayReport", "CommandSupport", "CZlib",
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HummingbirdCore", package: "hummingbird"),
         .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -131,18 +138,19 @@ let package = Package(
         .product(name: "NIOSSL", package: "swift-nio-ssl"),
         .product(name: "PostgresNIO", package: "postgres-nio"),
         .product(name: "Crypto", package: "swift-crypto"),
-        .product(name: "CompressNIO", package: "compress-nio"),
         .product(name: "Logging", package: "swift-log"),
         .product(name: "Metrics", package: "swift-metrics"),
         .product(name: "Prometheus", package: "swift-prometheus"),
         .product(name: "HTTPTypes", package: "swift-http-types"),
         .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+        .product(name: "NIOHTTP1", package: "swift-nio"),
+        .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
       ]
     ),
     .executableTarget(
       name: "stressmon-hub",
       dependencies: [
-        "Hub", "Platform",
+        "Hub", "Platform", "CommandSupport",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -163,7 +171,7 @@ let package = Package(
       name: "stressmon",
       dependencies: [
         "Monitor", "PulseDSP", "StressModel", "Analysis", "Signals", "BoardParts", "Sensors", "Raster", "Indicators",
-        "Store", "Config", "SyncWire", "LinuxIO", "Platform", "DayReport", "Sync",
+        "Store", "Config", "SyncWire", "LinuxIO", "Platform", "DayReport", "Sync", "CommandSupport",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "Logging", package: "swift-log"),
       ]
@@ -230,7 +238,7 @@ let package = Package(
       name: "HubTests",
       dependencies: [
         "Hub", "SQLite", "Sync", "SyncWire", "Store", "StressModel", "DayReport", "SyncTestSupport", "TestSupport",
-        "ServerTestSupport",
+        "ServerTestSupport", "CommandSupport",
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HummingbirdCore", package: "hummingbird"),
         .product(name: "HummingbirdTLS", package: "hummingbird"),

@@ -1,3 +1,4 @@
+import CommandSupport
 import DayReport
 import Foundation
 import StressModel
@@ -21,7 +22,7 @@ enum FleetPage {
       <body>
       <main>
       <h1>Fleet</h1>
-      <p class="meta">\(devices.count) devices, \(quiet) quiet · quiet means no window for \
+      <p class="meta">\(counted(devices.count, "device")), \(quiet) quiet · quiet means no window for \
       \(KioskPage.ageText(staleAfter)) · times in UTC · hub clock \(KioskPage.timeText(now))</p>
       <table>
       <thead><tr><th scope="col">Device</th><th scope="col">Category</th><th scope="col">Stress</th>\

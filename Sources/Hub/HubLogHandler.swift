@@ -1,3 +1,4 @@
+import CommandSupport
 import Foundation
 import Logging
 
@@ -57,7 +58,8 @@ public struct HubLogHandler: LogHandler {
     case .logfmt:
       return fields.map { "\($0.0)=\(logfmtValue($0.1))" }.joined(separator: " ") + "\n"
     case .json:
-      return "{" + fields.map { JSONText.string($0.0) + ":" + JSONText.string($0.1) }.joined(separator: ",") + "}\n"
+      let members = fields.map { JSONString.literal($0.0) + ":" + JSONString.literal($0.1) }
+      return "{" + members.joined(separator: ",") + "}\n"
     }
   }
 
@@ -71,7 +73,7 @@ public struct HubLogHandler: LogHandler {
   /// Bare when it is a plain word; else a quoted string with JSON's escapes.
   private static func logfmtValue(_ value: String) -> String {
     let plain = !value.isEmpty && value.unicodeScalars.allSatisfy { $0.value > 0x20 && $0 != "\"" && $0 != "=" && $0 != "\\" }
-    return plain ? value : JSONText.string(value)
+    return plain ? value : JSONString.literal(value)
   }
 
   /// `2026-11-24T04:30:00.123Z`.

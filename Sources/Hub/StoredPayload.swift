@@ -1,3 +1,4 @@
+import CommandSupport
 import Foundation
 import StressModel
 import SyncWire
@@ -48,7 +49,7 @@ enum StoredPayload {
     return writer.finish()
   }
 
-  /// A JSON object built key by key, as UTF-8 bytes (strings by `JSONText`; numbers as Swift's shortest
+  /// A JSON object built key by key, as UTF-8 bytes (strings by `JSONString`; numbers as Swift's shortest
   /// round-trip text).
   private struct ObjectWriter {
     private var bytes: [UInt8] = [UInt8(ascii: "{")]
@@ -59,7 +60,7 @@ enum StoredPayload {
 
     mutating func string(_ key: String, _ value: String) {
       field(key)
-      JSONText.appendString(value, to: &bytes)
+      JSONString.append(value, to: &bytes)
     }
 
     mutating func number(_ key: String, _ value: Double) throws {

@@ -124,14 +124,14 @@ public final class SyncClient: Sendable {
           logger.warning("row quarantined", metadata: ["id": "\(row.id)", "reason": "\(text)"])
         }
       case .untrusted(let problem):
-        // A certificate that does not verify will not verify on retry: stop and say what to configure.
-        report.stoppedBy = .configuration(
-          "\(problem); the hub's certificate is not trusted: pass its CA with --ca-file, or check --hub")
-        logger.error("hub certificate not trusted", metadata: ["problem": "\(problem)"])
+        // A TLS handshake that failed will fail on retry: stop and say what to configure. The caller reports
+        // `stoppedBy` (the CLI's one error line, the daemon's "sync paused"), so this is a detail.
+        report.stoppedBy = .configuration(problem)
+        logger.info("TLS handshake with the hub failed", metadata: ["problem": "\(problem)"])
         break runLoop
       case .deviceRefused(let status, let message):
         report.stoppedBy = .hubRefused(status: status, message: message)
-        logger.error("hub refused this device", metadata: ["status": "\(status)", "message": "\(message)"])
+        logger.info("hub refused this device", metadata: ["status": "\(status)", "message": "\(message)"])
         break runLoop
       }
     }

@@ -20,15 +20,42 @@ public struct SyncHTTPResponse: Sendable {
   }
 }
 
-/// A failure no retry can fix: the hub's TLS certificate was not accepted (untrusted, or for another name).
+/// A failure no retry can fix: the hub's TLS certificate was not accepted (untrusted, or for another name), or
+/// the address does not speak TLS at all.
 public struct SyncTLSFailure: Error, Sendable, CustomStringConvertible {
   public var detail: String
+  /// What to do about it.
+  public var advice: String
 
-  public init(detail: String) {
+  public static let untrustedAdvice = "the hub's certificate is not trusted: pass its CA with --ca-file, or check --hub"
+
+  public init(detail: String, advice: String = Self.untrustedAdvice) {
     self.detail = detail
+    self.advice = advice
   }
 
-  public var description: String { "TLS handshake failed: \(detail)" }
+  public var description: String { "TLS handshake failed (\(detail)); \(advice)" }
+
+  /// From a NIOSSL or BoringSSL error: its reason codes (`CERTIFICATE_VERIFY_FAILED`), without BoringSSL's
+  /// source paths, and the advice that fits them.
+  static func from(_ error: any Error) -> SyncTLSFailure {
+    let text = "\(error)"
+    var reasons: [String] = []
+    var rest = Substring(text)
+    while let marker = rest.firstRange(of: "OPENSSL_internal:") {
+      let reason = rest[marker.upperBound...].prefix { $0.isUppercase || $0.isNumber || $0 == "_" }
+      if !reason.isEmpty, !reasons.contains(String(reason)) { reasons.append(String(reason)) }
+      rest = rest[marker.upperBound...]
+    }
+    let detail = reasons.isEmpty ? String(text.prefix { $0 != "\n" }.prefix(160)) : reasons.joined(separator: ", ")
+    if reasons.contains("WRONG_VERSION_NUMBER") {
+      return SyncTLSFailure(
+        detail: detail,
+        advice: "the hub answers plain HTTP, not HTTPS, at this address: use --hub http://HOST:PORT with "
+          + "--insecure-http on a network you trust, or start the hub with --tls-cert and --tls-key")
+    }
+    return SyncTLSFailure(detail: detail)
+  }
 }
 
 /// Sends one request to the hub. `AsyncHTTPTransport` is the real one; tests may script answers.
@@ -100,12 +127,14 @@ public final class AsyncHTTPTransport: SyncTransport {
     do {
       response = try await client.execute(request, timeout: .milliseconds(Int64(timeout * 1000)))
     } catch let error as NIOSSLError {
-      throw SyncTLSFailure(detail: "\(error)")
+      throw SyncTLSFailure.from(error)
     } catch let error as BoringSSLError {
-      throw SyncTLSFailure(detail: "\(error)")
+      throw SyncTLSFailure.from(error)
     } catch let error as NIOSSLExtraError where error == .failedToValidateHostname {
       // A certificate for another name will not match next time either: stop, as for an untrusted one.
-      throw SyncTLSFailure(detail: "the hub's certificate is not issued for this host name (\(error))")
+      throw SyncTLSFailure(
+        detail: "failedToValidateHostname",
+        advice: "the hub's certificate is not issued for this host name: check --hub (the name it is issued for)")
     }
     let bytes = try await response.body.collect(upTo: Self.maxResponseBytes)
     return SyncHTTPResponse(

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandSupport
 import Foundation
 import Hub
 import Logging
@@ -33,9 +34,10 @@ struct DeviceDeleteCommand: AsyncParsableCommand {
   func run() async throws {
     let deletion = try await storage.with { store in try await delete(store) }
     if json {
-      print("{\"deleted\":true,\"device\":\"\(device)\",\"rows\":\(deletion.rows),\"tokens\":\(deletion.tokens)}")
+      let counts = "\"rows\":\(deletion.rows),\"tokens\":\(deletion.tokens)"
+      print("{\"deleted\":true,\"device\":\(JSONString.literal(device)),\(counts)}")
     } else {
-      print("Deleted device \(device): \(deletion.rows) rows, \(deletion.tokens) tokens")
+      print("Deleted device \(device): \(counted(deletion.rows, "row")), \(counted(deletion.tokens, "token"))")
     }
   }
 
@@ -44,11 +46,12 @@ struct DeviceDeleteCommand: AsyncParsableCommand {
     let tokens = try await store.tokens().filter { $0.deviceId == device }.count
     let known = try await store.devices(notAfter: 0).contains { $0.deviceId == device }
     guard known || rows > 0 || tokens > 0 else {
-      throw HubFailure.usage("the hub knows no device '\(device)'; see the fleet page (/devices) or 'token list'")
+      throw CLIFailure.usage("the hub knows no device '\(device)'; see the fleet page (/devices) or 'token list'")
     }
     guard yes else {
-      throw HubFailure.usage(
-        "this deletes \(rows) rows and \(tokens) tokens of '\(device)' for good; run again with --yes")
+      throw CLIFailure.usage(
+        "this deletes \(counted(rows, "row")) and \(counted(tokens, "token")) of '\(device)' for good; "
+          + "run again with --yes")
     }
     return try await store.deleteDevice(device)
   }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandSupport
 import Foundation
 import Hub
 import Hummingbird
@@ -26,14 +27,14 @@ struct ServeCommand: AsyncParsableCommand {
     name: .long,
     help: ArgumentHelp(
       "Address to listen on; 0.0.0.0 for all interfaces [STRESSMON_HUB_HOST, default 127.0.0.1].",
-      valueName: "address"))
+      valueName: "address"), transform: HubParse.host)
   var host: String?
 
   @Option(
     name: .long,
     help: ArgumentHelp(
       "TCP port [STRESSMON_HUB_PORT, default 8080].",
-      valueName: "port"))
+      valueName: "port"), transform: HubParse.port)
   var port: Int?
 
   @Option(
@@ -55,87 +56,89 @@ struct ServeCommand: AsyncParsableCommand {
     help: ArgumentHelp(
       "Seconds without a new window before a kiosk warns and the fleet page flags the device quiet "
         + "[STRESSMON_HUB_STALE_AFTER, 600].",
-      valueName: "s"))
+      valueName: "s"), transform: HubParse.seconds)
   var staleAfter: Double?
 
   @Option(
     name: .customLong("max-connections"),
     help: ArgumentHelp(
       "Open connections at most; past it a 503 [STRESSMON_HUB_MAX_CONNECTIONS, 4096, capped by the open-file limit].",
-      valueName: "n"))
+      valueName: "n"), transform: HubParse.count)
   var maxConnections: Int?
 
   @Option(
     name: .customLong("header-timeout"),
     help: ArgumentHelp(
       "Seconds a client may take to send a request's headers [STRESSMON_HUB_HEADER_TIMEOUT, 10].",
-      valueName: "s"))
+      valueName: "s"), transform: HubParse.seconds)
   var headerTimeout: Double?
 
   @Option(
     name: .customLong("body-timeout"),
     help: ArgumentHelp(
       "Seconds a client may take to send a request's body [STRESSMON_HUB_BODY_TIMEOUT, 30].",
-      valueName: "s"))
+      valueName: "s"), transform: HubParse.seconds)
   var bodyTimeout: Double?
 
   @Option(
     name: .customLong("idle-timeout"),
     help: ArgumentHelp(
       "Seconds an idle keep-alive connection stays open [STRESSMON_HUB_IDLE_TIMEOUT, 30].",
-      valueName: "s"))
+      valueName: "s"), transform: HubParse.seconds)
   var idleTimeout: Double?
+
+  @Option(
+    name: .customLong("send-timeout"),
+    help: ArgumentHelp(
+      "Seconds an answer may wait for the client to read it; a client that stops reading is cut "
+        + "[STRESSMON_HUB_SEND_TIMEOUT, 30].",
+      valueName: "s"), transform: HubParse.seconds)
+  var sendTimeout: Double?
 
   @Option(
     name: .customLong("read-rate"),
     help: ArgumentHelp(
       "Reads per second per token on average; more get 429 [STRESSMON_HUB_READ_RATE, 20].",
-      valueName: "n"))
+      valueName: "n"), transform: HubParse.rate)
   var readRate: Double?
 
   @Option(
     name: .customLong("read-burst"),
     help: ArgumentHelp(
       "Reads one token may make at once [STRESSMON_HUB_READ_BURST, 40].",
-      valueName: "n"))
+      valueName: "n"), transform: HubParse.burst)
   var readBurst: Double?
 
   @Option(
     name: .customLong("log-format"),
     help: ArgumentHelp(
       "logfmt or json [STRESSMON_HUB_LOG_FORMAT, logfmt].",
-      valueName: "format"))
-  var logFormat: String?
+      valueName: "format"), transform: HubParse.logFormat)
+  var logFormat: HubLogFormat?
 
   func run() async throws {
-    let host = HubEnvironment.string(host, "HOST") ?? "127.0.0.1"
-    let port = try HubEnvironment.number(port, "PORT", 8080)
-    let staleAfter = try HubEnvironment.number(staleAfter, "STALE_AFTER", 600.0)
-    let readRate = try HubEnvironment.number(readRate, "READ_RATE", 20.0)
-    let readBurst = try HubEnvironment.number(readBurst, "READ_BURST", 40.0)
+    let host = try HubEnvironment.setting(host, "HOST", HubParse.host) ?? "127.0.0.1"
+    let port = try HubEnvironment.setting(port, "PORT", HubParse.port) ?? 8080
+    let staleAfter = try HubEnvironment.setting(staleAfter, "STALE_AFTER", HubParse.seconds) ?? 600
+    let readRate = try HubEnvironment.setting(readRate, "READ_RATE", HubParse.rate) ?? 20
+    let readBurst = try HubEnvironment.setting(readBurst, "READ_BURST", HubParse.burst) ?? 40
     var limits = ConnectionLimits(
-      maxConnections: try HubEnvironment.number(maxConnections, "MAX_CONNECTIONS", 4096),
-      headerTimeout: try HubEnvironment.number(headerTimeout, "HEADER_TIMEOUT", 10.0),
-      bodyTimeout: try HubEnvironment.number(bodyTimeout, "BODY_TIMEOUT", 30.0),
-      idleTimeout: try HubEnvironment.number(idleTimeout, "IDLE_TIMEOUT", 30.0))
-    guard (0...65535).contains(port) else { throw HubFailure.usage("--port \(port) must be within 0-65535") }
-    guard staleAfter > 0, readRate > 0, readBurst >= 1 else {
-      throw HubFailure.usage("--stale-after and --read-rate must be positive and --read-burst at least 1")
-    }
-    guard limits.maxConnections >= 1, limits.headerTimeout > 0, limits.bodyTimeout > 0, limits.idleTimeout > 0 else {
-      throw HubFailure.usage("--max-connections must be at least 1 and the timeouts positive")
-    }
-    let tlsCert = HubEnvironment.string(tlsCert, "TLS_CERT")
-    let tlsKey = HubEnvironment.string(tlsKey, "TLS_KEY")
+      maxConnections: try HubEnvironment.setting(maxConnections, "MAX_CONNECTIONS", HubParse.count) ?? 4096,
+      headerTimeout: try HubEnvironment.setting(headerTimeout, "HEADER_TIMEOUT", HubParse.seconds) ?? 10,
+      bodyTimeout: try HubEnvironment.setting(bodyTimeout, "BODY_TIMEOUT", HubParse.seconds) ?? 30,
+      idleTimeout: try HubEnvironment.setting(idleTimeout, "IDLE_TIMEOUT", HubParse.seconds) ?? 30,
+      sendTimeout: try HubEnvironment.setting(sendTimeout, "SEND_TIMEOUT", HubParse.seconds) ?? 30)
+    let tlsCert = HubEnvironment.setting(tlsCert, "TLS_CERT")
+    let tlsKey = HubEnvironment.setting(tlsKey, "TLS_KEY")
     guard (tlsCert == nil) == (tlsKey == nil) else {
-      throw HubFailure.usage("--tls-cert and --tls-key go together")
+      throw CLIFailure.usage("--tls-cert and --tls-key go together (a certificate and its key): give both or neither")
     }
     var tls: TLSConfiguration?
     if let tlsCert, let tlsKey {
       do {
         tls = try HubTLSFiles(certificateChain: tlsCert, privateKey: tlsKey).configuration()
       } catch {
-        throw HubFailure(code: 66, message: "\(error)")
+        throw CLIFailure.noInput("\(error)")
       }
     }
     let logger = Logger(label: "stressmon.hub")
@@ -168,7 +171,7 @@ struct ServeCommand: AsyncParsableCommand {
       try await app.runService()
     } catch {
       try? await store.close()
-      throw HubFailure(code: 69, message: "the server stopped: \(error) (is port \(port) already in use?)")
+      throw CLIFailure.unavailable(HubServer.describe(serverError: error, host: host, port: port))
     }
     try? await store.close()
   }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandSupport
 import Foundation
 import Hub
 import Logging
@@ -19,8 +20,8 @@ struct StorageOptions: ParsableArguments {
     help: ArgumentHelp(
       "Use PostgreSQL: postgres://user@host[:port]/db[?sslmode=verify-full&sslrootcert=ca.pem] "
         + "[STRESSMON_HUB_POSTGRES]. No password here: argv is public.",
-      valueName: "url"))
-  var postgres: String?
+      valueName: "url"), transform: HubParse.postgres)
+  var postgres: PostgresURL?
 
   @Option(
     name: .customLong("postgres-password-file"),
@@ -28,27 +29,40 @@ struct StorageOptions: ParsableArguments {
       "File holding the PostgreSQL password [STRESSMON_HUB_POSTGRES_PASSWORD_FILE; or PGPASSWORD].", valueName: "path"))
   var postgresPasswordFile: String?
 
-  var isPostgres: Bool { HubEnvironment.string(postgres, "POSTGRES") != nil }
+  func validate() throws {
+    if case .refused(let reason)? = postgres { throw ValidationError("--postgres: \(reason)") }
+  }
+
+  /// The PostgreSQL settings: the flag's URL (parsed when the command line was), else STRESSMON_HUB_POSTGRES,
+  /// which may hold a password (the environment is not public); nil for SQLite.
+  func postgresOptions() throws -> PostgresConnectionOptions? {
+    if case .parsed(let options)? = postgres { return options }
+    guard let url = HubEnvironment.value("STRESSMON_HUB_POSTGRES") else { return nil }
+    do {
+      return try PostgresConnectionOptions(url: url)
+    } catch {
+      throw CLIFailure.usage("STRESSMON_HUB_POSTGRES: \(error)")  // the error redacts a password
+    }
+  }
 
   func open(logger: Logger) async throws -> any HubStorage {
     let storage: any HubStorage
+    let postgres = try postgresOptions()
     do {
-      if let url = HubEnvironment.string(postgres, "POSTGRES") {
-        // A password may come in a URL from the environment, never in one from argv.
-        var options = try PostgresConnectionOptions(url: url, allowPasswordInURL: postgres == nil)
+      if var options = postgres {
         if let password = try password() { options.password = password }
         storage = try PostgresHubStorage(options: options, logger: logger)
       } else {
-        storage = try SQLiteHubStorage(path: try HubEnvironment.string(db, "DB") ?? Self.defaultDatabase())
+        storage = try SQLiteHubStorage(path: HubEnvironment.setting(db, "DB") ?? Self.defaultDatabase())
       }
     } catch let error as HubStorageError {
-      throw HubFailure.usage("\(error)")
+      throw CLIFailure.usage("\(error)")
     }
     do {
       try await storage.migrate()
     } catch {
       try? await storage.close()
-      throw HubFailure(code: isPostgres ? 69 : 73, message: "cannot open the hub storage: \(error)")
+      throw CLIFailure(code: postgres != nil ? 69 : 73, message: "cannot open the hub storage: \(error)")
     }
     return storage
   }
@@ -74,7 +88,7 @@ struct StorageOptions: ParsableArguments {
     let given = { (name: String) in environment[name].flatMap { $0.isEmpty ? nil : $0 } }
     // Hubs before this default kept the file in the working directory: say so rather than start a second, empty one.
     if FileManager.default.fileExists(atPath: "stressmon-hub.sqlite") {
-      throw HubFailure.usage(
+      throw CLIFailure.usage(
         "found stressmon-hub.sqlite in the working directory (the old default); pass --db stressmon-hub.sqlite to "
           + "keep using it, or move it to the default ~/.local/state/stressmon-hub/hub.sqlite")
     }
@@ -88,21 +102,21 @@ struct StorageOptions: ParsableArguments {
     } else if let home = given("HOME") {
       directory = home + "/.local/state/stressmon-hub"
     } else {
-      throw HubFailure.usage("no database given and no HOME to keep one in; pass --db PATH or set STRESSMON_HUB_DB")
+      throw CLIFailure.usage("no database given and no HOME to keep one in; pass --db PATH or set STRESSMON_HUB_DB")
     }
     do {
       try FileManager.default.createDirectory(
         atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     } catch {
-      throw HubFailure(code: 73, message: "cannot create \(directory) for the hub database; pass --db PATH")
+      throw CLIFailure(code: 73, message: "cannot create \(directory) for the hub database; pass --db PATH")
     }
     return directory + "/hub.sqlite"
   }
 
   private func password() throws -> String? {
-    if let path = HubEnvironment.string(postgresPasswordFile, "POSTGRES_PASSWORD_FILE") {
+    if let path = HubEnvironment.setting(postgresPasswordFile, "POSTGRES_PASSWORD_FILE") {
       guard let data = FileManager.default.contents(atPath: path) else {
-        throw HubFailure(code: 66, message: "cannot read the PostgreSQL password file \(path); check the path and permissions")
+        throw CLIFailure.noInput("cannot read the PostgreSQL password file \(path); check the path and permissions")
       }
       return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .newlines)
     }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandSupport
 import Foundation
 import Hub
 import Logging
@@ -20,9 +21,10 @@ struct TokenCreateCommand: AsyncParsableCommand {
       Three kinds:
         --device ID                a device's token: it may only upload that device's rows
         --reader [--device ID]     reads the feed, latest, fleet pages and /metrics, of one device or all
-        --kiosk --device ID        a kiosk key: opens /kiosk/ID?key=KEY, so a wall display needs no login
-      --out FILE writes the token to a new file readable only by you (0600). Example:
+        --kiosk --device ID        a kiosk key: prints the URL the wall display opens (the key is in it)
+      --out FILE writes the token to a new file readable only by you (0600). Examples:
         stressmon-hub token create --device desk-1 --out desk-1.token
+        stressmon-hub token create --kiosk --device desk-1 --url http://hub.local:8080
       """
   )
 
@@ -40,14 +42,23 @@ struct TokenCreateCommand: AsyncParsableCommand {
   @Option(name: .long, help: ArgumentHelp("Write the token to this new file (mode 0600) instead of stdout.", valueName: "path"))
   var out: String?
 
-  @Flag(name: .long, help: "Print one JSON object {id, kind, device, token} (token omitted with --out).")
+  @Option(
+    name: .long,
+    help: ArgumentHelp(
+      "With --kiosk: the hub's address as the display reaches it [default: http(s)://THIS-HOST:PORT from "
+        + "STRESSMON_HUB_HOST, _PORT and _TLS_CERT, as serve reads them].",
+      valueName: "http(s)://host:port"), transform: HubParse.baseURL)
+  var url: String?
+
+  @Flag(name: .long, help: "Print one JSON object {id, kind, device, token, url} (token and url omitted with --out).")
   var json = false
 
   func run() async throws {
-    guard !(reader && kiosk) else { throw HubFailure.usage("--reader and --kiosk are different kinds; pick one") }
+    guard !(reader && kiosk) else { throw CLIFailure.usage("--reader and --kiosk are different kinds; pick one") }
     let kind: TokenKind = reader ? .reader : kiosk ? .kiosk : .device
+    guard url == nil || kind == .kiosk else { throw CLIFailure.usage("--url is for a kiosk key's URL; add --kiosk") }
     guard device != nil || kind == .reader else {
-      throw HubFailure.usage("a \(kind.rawValue) token needs --device ID (a reader without it reads every device)")
+      throw CLIFailure.usage("a \(kind.rawValue) token needs --device ID (a reader without it reads every device)")
     }
     // The file first: a path that cannot be created leaves no token behind in the hub.
     let file = try out.map { try PrivateFile.create($0) }
@@ -57,24 +68,45 @@ struct TokenCreateCommand: AsyncParsableCommand {
         try await HubTokens.create(kind: kind, deviceId: device, storage: store, now: Date().timeIntervalSince1970)
       }
     } catch let error as HubStorageError {
-      throw HubFailure.usage(error.message)
+      throw CLIFailure.usage(error.message)
     }
     if let file, let out { try file.write(created.token + "\n", path: out) }
     if json {
       var object: [String: String] = ["id": created.id, "kind": kind.rawValue]
       if let device { object["device"] = device }
       if out == nil { object["token"] = created.token }
-      if kind == .kiosk, let device, out == nil { object["kiosk_path"] = "/kiosk/\(device)?key=\(created.token)" }
+      if kind == .kiosk, let device, out == nil {
+        object["kiosk_path"] = "/kiosk/\(device)?key=\(created.token)"
+        object["url"] = try kioskURL(device, key: created.token)
+      }
       let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
       print(String(decoding: data, as: UTF8.self))
+    } else if kind == .kiosk, let device, out == nil {
+      print(try kioskURL(device, key: created.token))
     } else if out == nil {
       print(created.token)
     } else {
       print("Created \(kind.rawValue) token \(created.id) in \(out ?? "")")
+      if kind == .kiosk, let device {
+        print("The display opens \(try kioskURL(device, key: "")) followed by the key in \(out ?? "")")
+      }
     }
-    if kind == .kiosk, let device, !json {
-      FileHandle.standardError.write(Data("stressmon-hub: open http://HOST:PORT/kiosk/\(device)?key=TOKEN on the display\n".utf8))
-    }
+  }
+
+  /// The kiosk page's full URL: `--url`, else this host as `serve` would listen on it.
+  private func kioskURL(_ device: String, key: String) throws -> String {
+    "\(try url ?? Self.defaultBaseURL())/kiosk/\(device)?key=\(key)"
+  }
+
+  /// http(s)://HOST:PORT from the settings `serve` reads: TLS when STRESSMON_HUB_TLS_CERT is set; the host it
+  /// listens on, or this machine's name when that is every interface (or unset: a display is elsewhere).
+  static func defaultBaseURL() throws -> String {
+    let scheme = HubEnvironment.value("STRESSMON_HUB_TLS_CERT") == nil ? "http" : "https"
+    let port = try HubEnvironment.setting(nil, "PORT", HubParse.port) ?? 8080
+    var host = HubEnvironment.value("STRESSMON_HUB_HOST") ?? "0.0.0.0"
+    if ["0.0.0.0", "::", "[::]"].contains(host) { host = ProcessInfo.processInfo.hostName }
+    if host.contains(":"), !host.hasPrefix("[") { host = "[\(host)]" }
+    return "\(scheme)://\(host):\(port)"
   }
 }
 
@@ -129,8 +161,8 @@ struct TokenRevokeCommand: AsyncParsableCommand {
 
   func run() async throws {
     let found = try await storage.with { store in try await store.revokeToken(id: id) }
-    guard found else { throw HubFailure.usage("no token with id '\(id)'; see 'stressmon-hub token list'") }
-    print(json ? "{\"revoked\":\"\(id)\"}" : "Revoked token \(id)")
+    guard found else { throw CLIFailure.usage("no token with id '\(id)'; see 'stressmon-hub token list'") }
+    print(json ? "{\"revoked\":\(JSONString.literal(id))}" : "Revoked token \(id)")
   }
 }
 
@@ -150,7 +182,7 @@ final class PrivateFile {
         file: try FileDescriptor.open(path, .writeOnly, options: [.create, .exclusive], permissions: 0o600))
     } catch {
       let reason = error == Errno(rawValue: EEXIST) ? "it exists; remove it or choose another path" : "\(error)"
-      throw HubFailure(code: 73, message: "cannot create \(path): \(reason)")
+      throw CLIFailure(code: 73, message: "cannot create \(path): \(reason)")
     }
   }
 
@@ -159,7 +191,7 @@ final class PrivateFile {
       try file.writeAll(Array(contents.utf8))
       try file.sync()
     } catch {
-      throw HubFailure(code: 74, message: "cannot write \(path): \(error)")
+      throw CLIFailure(code: 74, message: "cannot write \(path): \(error)")
     }
   }
 }

@@ -1,5 +1,6 @@
 import Analysis
 import ArgumentParser
+import CommandSupport
 import Platform
 import PulseDSP
 import Signals

@@ -1,19 +1,6 @@
+import CommandSupport
 import FoundationEssentials
 import Platform
-
-/// A failure the CLI reports as one line on stderr with a sysexits code.
-struct CLIFailure: Error {
-  var code: Int32
-  var message: String
-
-  static func usage(_ message: String) -> CLIFailure { CLIFailure(code: 64, message: message) }
-  static func badData(_ message: String) -> CLIFailure { CLIFailure(code: 65, message: message) }
-  static func noInput(_ message: String) -> CLIFailure { CLIFailure(code: 66, message: message) }
-  static func unavailable(_ message: String) -> CLIFailure { CLIFailure(code: 69, message: message) }
-  static func internalError(_ message: String) -> CLIFailure { CLIFailure(code: 70, message: message) }
-  static func cannotCreate(_ message: String) -> CLIFailure { CLIFailure(code: 73, message: message) }
-  static func ioError(_ message: String) -> CLIFailure { CLIFailure(code: 74, message: message) }
-}
 
 /// Where command output goes: results to stdout, diagnostics to stderr.
 enum CLIOutput {
@@ -29,9 +16,7 @@ enum CLIOutput {
   }
 
   static func error(_ text: String) {
-    var message = "stressmon: " + text
-    if !message.hasSuffix("\n") { message += "\n" }
-    try? FileDescriptor.standardError.writeAll(message.utf8)
+    CommandMain.error("stressmon", text)
   }
 
   /// Encodes `value` as one JSON document on stdout (sorted keys, so output is stable for scripts and tests).

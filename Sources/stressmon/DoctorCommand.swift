@@ -1,5 +1,6 @@
 import ArgumentParser
 import BoardParts
+import CommandSupport
 import Config
 import LinuxIO
 import Monitor

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandSupport
 import FoundationEssentials
 import Platform
 import Store

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandSupport
 import Store
 import StressModel
 

@@ -1,3 +1,5 @@
+import CommandSupport
+
 /// The one JSON writer of the CLI: `analyze --json` (indented, one field per line; arrays of numbers on one
 /// line) and the `run --json` event stream (`.line`: one object per line, no spaces). Keys stay in the order
 /// given; non-finite numbers and nil become `null`. Written by hand rather than JSONEncoder: a day-long recording
@@ -168,27 +170,7 @@ final class JSONText {
   func bool(_ value: Bool) { append(contentsOf: (value ? "true" : "false").utf8) }
 
   func string(_ value: String) {
-    append(0x22)
-    // Byte by byte: UTF-8's multi-byte sequences are all ≥ 0x80 and pass as they are.
-    for byte in value.utf8 {
-      switch byte {
-      case 0x5C, 0x22:
-        append(0x5C)
-        append(byte)
-      case 0x0A: escape(0x6E)
-      case 0x09: escape(0x74)
-      case 0x0D: escape(0x72)
-      case 0..<0x20:
-        let hex: StaticString = "0123456789abcdef"
-        escape(0x75)
-        append(0x30)
-        append(0x30)
-        append(hex.utf8Start[Int(byte >> 4)])
-        append(hex.utf8Start[Int(byte & 0xF)])
-      default: append(byte)
-      }
-    }
-    append(0x22)
+    JSONString.write(value) { append($0) }
   }
 
   /// Appends what `other` wrote: a value written apart (on another thread) at this writer's depth.
@@ -228,11 +210,6 @@ final class JSONText {
     storage.deallocate()
     storage = moved
     capacity = larger
-  }
-
-  private func escape(_ letter: UInt8) {
-    append(0x5C)
-    append(letter)
   }
 
   private func separator() {

@@ -1,8 +1,9 @@
-import ArgumentParser
+import CommandSupport
 import Logging
 import Platform
 
-/// Entry point: parses, runs, and turns every failure into one line on stderr and a sysexits code.
+/// Entry point: sets up logging, then parses, runs, and turns every failure into one line on stderr and a
+/// sysexits code (`CommandMain`, shared with stressmon-hub).
 @main
 enum Main {
   static func main() async {
@@ -14,31 +15,7 @@ enum Main {
       handler.logLevel = level
       return handler
     }
-    do {
-      var command = try Stressmon.parseAsRoot()
-      if var asyncCommand = command as? AsyncParsableCommand {
-        try await asyncCommand.run()
-      } else {
-        try command.run()
-      }
-    } catch let failure as CLIFailure {
-      CLIOutput.error(failure.message)
-      exit(failure.code)
-    } catch let exitCode as ExitCode {
-      exit(exitCode.rawValue)
-    } catch {
-      let code = Stressmon.exitCode(for: error)
-      if code == .success {
-        Stressmon.exit(withError: error)  // --help, --version: printed to stdout
-      }
-      let message = Stressmon.message(for: error)
-      if message.isEmpty {
-        CLIOutput.error("unexpected error: \(error)")
-        exit(70)
-      }
-      CLIOutput.error("\(message) (see 'stressmon help')")
-      exit(code.rawValue)
-    }
+    await CommandMain.run(Stressmon.self)
   }
 }
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandSupport
 import Indicators
 import Platform
 import Raster

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandSupport
 import DayReport
 import FoundationEssentials
 import Platform

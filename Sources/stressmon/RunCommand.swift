@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandSupport
 import Config
 import Dispatch
 import Logging

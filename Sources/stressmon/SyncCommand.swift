@@ -1,3 +1,4 @@
+import CommandSupport
 import Store
 import SyncWire
 import ArgumentParser

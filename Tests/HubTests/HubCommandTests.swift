@@ -135,7 +135,7 @@ struct HubAdministrationTests {
     try await storage.close()
 
     let dry = try await Self.hub(["device", "delete", "leaver", "--db", db])
-    #expect(dry.status == 64 && dry.stderr.contains("25 rows and 1 tokens") && dry.stderr.contains("--yes"))
+    #expect(dry.status == 64 && dry.stderr.contains("25 rows and 1 token") && dry.stderr.contains("--yes"))
     let deleted = try await Self.hub(["device", "delete", "leaver", "--db", db, "--yes", "--json"])
     #expect(deleted.status == 0, "\(deleted.stderr)")
     #expect(try CLIRunner.json(deleted)["rows"] as? Int == 25)

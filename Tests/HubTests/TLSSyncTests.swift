@@ -90,7 +90,30 @@ struct TLSSyncTests {
     #expect(hub.baseURL.hasPrefix("https://"))
   }
 
-  @Test("TLS 1.0 and 1.1 handshakes are refused; TLS 1.2 and 1.3 are served")
+  @Test("https:// to a hub that serves plain HTTP: one line that says so, without BoringSSL's paths, no retries")
+  func httpsToPlainHub() async throws {
+    let directory = try TemporaryDirectory("tls-plain")
+    defer { directory.remove() }
+    let storage = try await SyncEndToEndTests.makeStorage(directory)
+    let token = try await HubTokens.create(deviceId: "plain-desk", storage: storage, now: Date().timeIntervalSince1970)
+    let outbox = directory.file("outbox")
+    try FileOutbox(directory: outbox).add(try MeasurementFixtures.records(device: "plain-desk", count: 3))
+    let hub = LiveHub(storage: storage)
+    try await hub.start()
+    let result = try await runCLI([
+      "sync", "--once", "--outbox", outbox, "--hub", "https://127.0.0.1:\(hub.port)", "--token-file",
+      try directory.writePrivate("token", token), "--connect-timeout", "2",
+    ])
+    await hub.stop()
+    #expect(result.status == 69)
+    let lines = result.stderr.split(separator: "\n")
+    #expect(lines.count == 1, "\(result.stderr)")
+    #expect(result.stderr.contains("plain HTTP") && result.stderr.contains("--insecure-http"), "\(result.stderr)")
+    #expect(!result.stderr.contains("--ca-file") && !result.stderr.contains(" at /"), "\(result.stderr)")
+    #expect(try await storage.count(deviceId: "plain-desk") == 0)
+  }
+
+  @Test("TLS 1.0 and 1.1 handshakes are refused; TLS 1.2 and 1.3 are served, with HSTS")
   func oldProtocolsRefused() async throws {
     let directory = try TemporaryDirectory("tls-versions")
     defer { directory.remove() }
@@ -112,6 +135,8 @@ struct TLSSyncTests {
         eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: HTTPClient.Configuration(tlsConfiguration: configuration))
       let response = try? await client.execute(HTTPClientRequest(url: hub.baseURL + "/healthz"), timeout: .seconds(5))
       try? await client.shutdown()
+      // Served over TLS by the hub itself: browsers are told to keep to HTTPS (HSTS)
+      if let response { #expect(response.headers["Strict-Transport-Security"].first?.hasPrefix("max-age=") == true) }
       return response.map { Int($0.status.code) }
     }
     let answers = [await health(.tlsv1), await health(.tlsv11), await health(.tlsv12), await health(.tlsv13)]
