@@ -15,9 +15,9 @@ struct FleetRoutes: Sendable {
   let access: HubAccess
   let options: HubOptions
 
-  func add(to router: Router<BasicRequestContext>) {
-    router.get("/devices") { request, _ in
-      let (credential, presented) = try await access.reader(request, device: nil, page: true)
+  func add(to router: Router<HubRequestContext>) {
+    router.group().add(middleware: HubAccessMiddleware(access, .reader(page: true))).get("/devices") { _, context in
+      let (credential, presented) = try context.credential().pair
       let now = options.now()
       var devices = try await storage.devices(notAfter: now + SyncAPI.maxClockSkew)
       if let own = credential.deviceId { devices = devices.filter { $0.deviceId == own } }
@@ -25,9 +25,10 @@ struct FleetRoutes: Sendable {
       return HTMLPage.response(FleetPage.document(devices, now: now, staleAfter: options.staleAfter, links: links))
     }
 
-    router.get("/devices/:id") { request, context in
+    let days = router.group().add(middleware: HubAccessMiddleware(access, .reader(page: true), device: "id"))
+    days.get("/devices/:id") { _, context in
       let device = try HubRoutes.validDevice(context.parameters.get("id"))
-      let (_, presented) = try await access.reader(request, device: device, page: true)
+      let presented = try context.credential().presented
       let now = options.now()
       let latest = try await storage.latest(deviceId: device, notAfter: now + SyncAPI.maxClockSkew)
       let day = LocalDay.containing(epochSeconds: latest?.windowEnd ?? now)
@@ -36,7 +37,7 @@ struct FleetRoutes: Sendable {
       return response
     }
 
-    router.get("/devices/:id/days/:day") { request, context in
+    days.get("/devices/:id/days/:day") { _, context in
       let device = try HubRoutes.validDevice(context.parameters.get("id"))
       let text = context.parameters.get("day") ?? ""
       let asFile = text.hasSuffix(".svg")
@@ -48,7 +49,7 @@ struct FleetRoutes: Sendable {
       guard let day = LocalDay(parsing: date) else {
         throw HubError(.notFound, "no_such_day", "\(date) is not a day of the calendar (or not within 1970-2199)")
       }
-      let (_, presented) = try await access.reader(request, device: device, page: true)
+      let presented = try context.credential().presented
       let rows = try await storage.rows(deviceId: device, windowEnd: day.start..<day.end)
       let report = DayReport(records: rows, day: day)
       guard !asFile else {

@@ -18,6 +18,26 @@ final class HubAccess: Sendable {
     case query(String)
   }
 
+  /// What a route group asks of a request's token (`HubAccessMiddleware`).
+  enum Role: Sendable {
+    /// A device token (it writes its own device's rows).
+    case device
+    /// A reader token, of the route's device or of all; `page`: refusals ask a browser for a login.
+    case reader(page: Bool)
+    /// A reader token of every device (`/metrics`).
+    case readerOfAll
+    /// A kiosk key of the route's device, or a reader of it.
+    case kiosk
+  }
+
+  /// What the middleware found: the token's credential and how it came.
+  struct Granted: Sendable {
+    var credential: Credential
+    var presented: Presented
+
+    var pair: (Credential, Presented) { (credential, presented) }
+  }
+
   /// How often a token's last use is written (seconds): the first use, then at most once a minute.
   static let touchInterval: Double = 60
 
@@ -40,15 +60,33 @@ final class HubAccess: Sendable {
 
   // MARK: - Roles
 
-  /// The device a device token writes for.
-  func writer(_ request: Request) async throws -> String {
-    let (credential, _, _) = try await authenticate(request, page: false)
-    guard credential.kind == .device, let device = credential.deviceId else {
-      throw HubError(
-        .forbidden, "wrong_token_kind",
-        "this is a \(credential.kind.rawValue) token, which cannot upload; devices use their own device token")
+  /// Checks the request's token against `role` (and `device`, the one the route's path names).
+  func authorize(_ request: Request, role: Role, device: String?) async throws -> Granted {
+    switch role {
+    case .device:
+      let (credential, presented, _) = try await authenticate(request, page: false)
+      guard credential.kind == .device, credential.deviceId != nil else {
+        throw HubError(
+          .forbidden, "wrong_token_kind",
+          "this is a \(credential.kind.rawValue) token, which cannot upload; devices use their own device token")
+      }
+      return Granted(credential: credential, presented: presented)
+    case .reader(let page):
+      let (credential, presented) = try await reader(request, device: device, page: page)
+      return Granted(credential: credential, presented: presented)
+    case .readerOfAll:
+      let (credential, presented) = try await reader(request, device: nil)
+      guard credential.deviceId == nil else {
+        throw HubError(
+          .forbidden, "forbidden_device",
+          "this route covers every device: it needs a reader token of all devices ('token create --reader')")
+      }
+      return Granted(credential: credential, presented: presented)
+    case .kiosk:
+      guard let device else { throw HubError.internalError }
+      let (credential, presented) = try await kiosk(request, device: device)
+      return Granted(credential: credential, presented: presented)
     }
-    return device
   }
 
   /// A reader token that may read `device` (nil: the route narrows a one-device reader itself), within its rate.
@@ -80,13 +118,14 @@ final class HubAccess: Sendable {
     return (credential, presented)
   }
 
-  // MARK: - Private
-
-  private static func otherDevice(_ credential: Credential, _ device: String) -> HubError {
+  /// 403 for a token of another device.
+  static func otherDevice(_ credential: Credential, _ device: String) -> HubError {
     HubError(
       .forbidden, "forbidden_device",
       "this \(credential.kind.rawValue) token is for device '\(credential.deviceId ?? "?")' and cannot read \(device)")
   }
+
+  // MARK: - Private
 
   /// The credential of the token the request carries. 401 without one: for pages with a `Basic` challenge, so
   /// a browser asks for it (any user name, the token as password).

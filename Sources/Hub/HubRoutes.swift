@@ -10,54 +10,49 @@ import SyncWire
 public enum HubRoutes {
   public static let version = "0.2.0"
 
-  /// The router, ready for `Application(router:)` or HummingbirdTesting.
+  /// The router, ready for `Application(router:)` or HummingbirdTesting. Routes are grouped by the token they
+  /// need; each group's `HubAccessMiddleware` checks it before the handler runs.
   public static func router(
     storage: any HubStorage, options: HubOptions = HubOptions(), metrics: HubMetrics = HubMetrics(),
-    logger: Logger = Logger(label: "stressmon.hub")
-  ) -> Router<BasicRequestContext> {
-    let router = Router(context: BasicRequestContext.self)
+    logger: Logger = Logger(label: "stressmon.hub"), tls: Bool = false
+  ) -> Router<HubRequestContext> {
+    let router = Router(context: HubRequestContext.self)
+    router.add(middleware: SecurityHeadersMiddleware(tls: tls))
     router.add(middleware: RequestLogMiddleware())
     router.add(middleware: MetricsMiddleware())
     let routes = RouteTable()
-    router.add(middleware: HubErrorMiddleware(routes: routes))
+    router.add(middleware: HubFallbackMiddleware(routes: routes))
     let access = HubAccess(storage: storage, options: options, metrics: metrics, logger: logger)
-    let ingest = IngestHandler(storage: storage, access: access, options: options, metrics: metrics)
-    let pages = FleetRoutes(storage: storage, access: access, options: options)
+    let ingest = IngestHandler(storage: storage, options: options, metrics: metrics)
 
-    router.post(RouterPath(SyncAPI.measurementsPath)) { request, context in
-      try await ingest.handle(request, logger: context.logger)
-    }
+    router.group().add(middleware: HubAccessMiddleware(access, .device))
+      .post(RouterPath(SyncAPI.measurementsPath)) { request, context in
+        let device = try context.credential().credential.deviceId ?? ""
+        return try await ingest.handle(request, device: device, logger: context.logger)
+      }
 
-    router.get(RouterPath(SyncAPI.feedPath)) { request, _ in
-      let query = request.uri.queryParameters
-      var device = try query.get("device").map { try validDevice($0, parameter: "device") }
-      let (credential, _) = try await access.reader(request, device: device)
+    let readers = router.group().add(middleware: HubAccessMiddleware(access, .reader(page: false)))
+    readers.get(RouterPath(SyncAPI.feedPath)) { request, context in
+      let query = try FeedQuery.decode(request, context: context)
+      let credential = try context.credential().credential
+      if let device = query.device, !credential.reads(device) { throw HubAccess.otherDevice(credential, device) }
       // A reader of one device reads its feed whether or not it names the device.
-      device = device ?? credential.deviceId
-      var after: Int64 = 0
-      if let since = query.get("since"), !since.isEmpty {
-        guard since.utf8.count <= 18, since.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let value = Int64(since) else {
-          throw HubError(.badRequest, "invalid_query", "since '\(since.prefix(40))' is not a cursor from a previous page")
-        }
-        after = value
-      }
-      var limit = 100
-      if let text = query.get("limit") {
-        guard let value = Int(text), (1...SyncAPI.maxFeedLimit).contains(value) else {
-          throw HubError(.badRequest, "invalid_query", "limit must be a whole number within 1-\(SyncAPI.maxFeedLimit)")
-        }
-        limit = value
-      }
-      return feedResponse(try await storage.feedPayloads(deviceId: device, after: after, limit: limit))
+      let device = query.device ?? credential.deviceId
+      return feedResponse(try await storage.feedPayloads(deviceId: device, after: query.after, limit: query.limit))
     }
-
-    router.get("/v1/devices/:id/latest") { request, context in
-      let device = try validDevice(context.parameters.get("id"))
-      _ = try await access.reader(request, device: device)
-      let now = options.now()
-      let record = try await storage.latest(deviceId: device, notAfter: now + SyncAPI.maxClockSkew)
-      return JSONResponse.make(LatestResponse(deviceId: device, record: record, serverTime: now))
-    }
+    router.group().add(middleware: HubAccessMiddleware(access, .reader(page: false), device: "id"))
+      .get("/v1/devices/:id/latest") { _, context in
+        let device = try validDevice(context.parameters.get("id"))
+        let now = options.now()
+        let record = try await storage.latest(deviceId: device, notAfter: now + SyncAPI.maxClockSkew)
+        return JSONResponse.make(LatestResponse(deviceId: device, record: record, serverTime: now))
+      }
+    router.group().add(middleware: HubAccessMiddleware(access, .readerOfAll))
+      .get("/metrics") { _, _ in
+        Response(
+          status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
+          body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.exposition())))
+      }
 
     router.get(RouterPath(SyncAPI.healthPath)) { _, context in
       do {
@@ -68,36 +63,24 @@ public enum HubRoutes {
       }
       return JSONResponse.make(HealthResponse(status: "ok", storage: storage.kind, version: version))
     }
-
     router.get("/openapi.yaml") { _, _ in
       Response(
         status: .ok, headers: [.contentType: "application/yaml; charset=utf-8", .cacheControl: "no-cache"],
         body: ResponseBody(byteBuffer: ByteBuffer(string: OpenAPIDocument.yaml)))
     }
 
-    router.get("/metrics") { request, _ in
-      let (credential, _) = try await access.reader(request, device: nil)
-      guard credential.deviceId == nil else {
-        throw HubError(.forbidden, "forbidden_device", "/metrics covers every device: it needs a reader token of all devices")
-      }
-      return Response(
-        status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
-        body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.exposition())))
-    }
-
-    router.get("/kiosk/:device") { request, context in
+    let kiosks = router.group().add(middleware: HubAccessMiddleware(access, .kiosk, device: "device"))
+    kiosks.get("/kiosk/:device") { _, context in
       let device = try validDevice(context.parameters.get("device"))
-      _ = try await access.kiosk(request, device: device)
-      return HTMLPage.response(KioskPage.document(try await kioskView(device, storage: storage, options: options)))
+      return HTMLPage.response(
+        KioskPage.document(try await kioskView(device, storage: storage, options: options)), scripts: KioskPage.scripts)
     }
-
-    router.get("/kiosk/:device/panel") { request, context in
+    kiosks.get("/kiosk/:device/panel") { _, context in
       let device = try validDevice(context.parameters.get("device"))
-      _ = try await access.kiosk(request, device: device)
       return HTMLPage.response(KioskPage.panel(try await kioskView(device, storage: storage, options: options)))
     }
 
-    pages.add(to: router)
+    FleetRoutes(storage: storage, access: access, options: options).add(to: router)
     routes.record(router.routes)
     return router
   }
@@ -132,6 +115,53 @@ public enum HubRoutes {
   }
 }
 
+/// The feed's query, `?device=ID&since=CURSOR&limit=N` (and the `key` a bookmark may carry, not read here).
+struct FeedQuery: Decodable, Sendable {
+  var device: String?
+  /// The sequence number after which rows are wanted: the previous page's `next_cursor`; 0 for the start.
+  var after: Int64
+  var limit: Int
+
+  enum CodingKeys: String, CodingKey {
+    case device, since, limit
+  }
+
+  init(from decoder: any Decoder) throws {
+    let query = try decoder.container(keyedBy: CodingKeys.self)
+    device = try query.decodeIfPresent(String.self, forKey: .device).map {
+      try HubRoutes.validDevice($0, parameter: "device")
+    }
+    after = 0
+    if let since = try query.decodeIfPresent(String.self, forKey: .since), !since.isEmpty {
+      let digits = since.utf8.allSatisfy { (0x30...0x39).contains($0) }
+      guard since.utf8.count <= 18, digits, let value = Int64(since) else {
+        throw HubError(.badRequest, "invalid_query", "since '\(since.prefix(40))' is not a cursor from a previous page")
+      }
+      after = value
+    }
+    limit = try query.decodeIfPresent(Int.self, forKey: .limit) ?? 100
+    guard (1...SyncAPI.maxFeedLimit).contains(limit) else { throw Self.badLimit }
+  }
+
+  static let badLimit = HubError(
+    .badRequest, "invalid_query", "limit must be a whole number within 1-\(SyncAPI.maxFeedLimit)")
+
+  /// The request's query, decoded by Hummingbird's `decodeQuery`; whatever it cannot read is `invalid_query`.
+  static func decode(_ request: Request, context: some RequestContext) throws -> FeedQuery {
+    do {
+      return try request.uri.decodeQuery(as: FeedQuery.self, context: context)
+    } catch let error as HubError {
+      throw error
+    } catch let error as HTTPError {
+      guard error.body?.contains("`limit`") != true else { throw badLimit }
+      throw HubError(.badRequest, "invalid_query", error.body ?? "the query does not parse")
+    } catch {
+      // URLEncodedFormDecoder's own refusals (a key given twice)
+      throw HubError(.badRequest, "invalid_query", "the query does not parse: give device, since and limit once each")
+    }
+  }
+}
+
 /// HTML answers: no caching (health data), no referrer (a `?key=` URL must not leak), a strict policy.
 enum HTMLPage {
   static let referrerPolicy = HTTPField.Name("Referrer-Policy")!
@@ -152,13 +182,14 @@ enum HTMLPage {
     """
   }
 
-  static func response(_ html: String, status: HTTPResponse.Status = .ok) -> Response {
+  /// `scripts`: the inline scripts the page embeds, each exactly as between its `<script>` tags; the page's
+  /// policy allows those and no other (`SecurityHeaders.contentSecurityPolicy`).
+  static func response(_ html: String, status: HTTPResponse.Status = .ok, scripts: [String] = []) -> Response {
     Response(
       status: status,
       headers: [
         .contentType: "text/html; charset=utf-8", .cacheControl: "no-store", Self.referrerPolicy: "no-referrer",
-        .contentSecurityPolicy:
-          "default-src 'self'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'",
+        .contentSecurityPolicy: SecurityHeaders.contentSecurityPolicy(scripts: scripts),
       ],
       body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
   }

@@ -1,22 +1,20 @@
-import CompressNIO
 import Foundation
 import Hummingbird
 import Logging
 import NIOCore
 import SyncWire
 
-/// `POST /v1/measurements`: authenticate, read and inflate the body within limits, decode, authorise every row,
-/// validate rows one by one (times against the hub's clock too), store the valid ones in one transaction. Every
+/// `POST /v1/measurements` (behind a device token): read and inflate the body within limits, decode, authorise
+/// every row, validate rows one by one (times against the hub's clock too), store the valid ones in one transaction. Every
 /// refusal happens before storage, so a refused request stores nothing. Decoding and validation run on the
 /// request's task; only the storing waits for the database.
 struct IngestHandler: Sendable {
   let storage: any HubStorage
-  let access: HubAccess
   let options: HubOptions
   let metrics: HubMetrics
 
-  func handle(_ request: Request, logger: Logger) async throws -> Response {
-    let device = try await access.writer(request)
+  /// `device`: the one the request's device token writes (checked by the route group's access middleware).
+  func handle(_ request: Request, device: String, logger: Logger) async throws -> Response {
     let body = try await Self.readBody(request)
     let batch = try decode(body)
     guard batch.deviceId == device else {
@@ -108,11 +106,18 @@ struct IngestHandler: Sendable {
       return buffer
     case "gzip":
       do {
-        return try buffer.decompress(with: .gzip(), maxSize: limit)
-      } catch let error as CompressNIOError where error == .bufferOverflow {
+        return try GzipBody.inflate(buffer, limit: limit)
+      } catch .tooLarge {
         throw HubError(.contentTooLarge, "payload_too_large", "the gzip body inflates past the limit of \(limit) bytes")
-      } catch {
-        throw HubError(.badRequest, "malformed_body", "Content-Encoding says gzip but the body is not valid gzip")
+      } catch .truncated {
+        throw HubError(.badRequest, "malformed_body", "the gzip body ends before its CRC and length: it was cut short")
+      } catch .trailingBytes(let count) {
+        throw HubError(
+          .badRequest, "malformed_body",
+          "\(count) bytes follow the gzip member (a second member, or garbage); send the batch as one gzip member")
+      } catch .corrupt(let reason) {
+        throw HubError(
+          .badRequest, "malformed_body", "Content-Encoding says gzip but the body is not valid gzip (\(reason))")
       }
     case let other?:
       throw HubError(.unsupportedMediaType, "unsupported_encoding", "Content-Encoding '\(other)' is not supported; use gzip or none")

@@ -59,6 +59,37 @@ public enum KioskPage {
     }
     """
 
+  /// The page's one script, the same text on every kiosk page (so the page's policy allows it by its hash): it
+  /// reads the device and the refresh period from its element's data attributes.
+  public static let script = """
+
+    (function () {
+      var element = document.currentScript;
+      // The page's own query (its ?key=) goes with every refresh.
+      var url = "/kiosk/" + encodeURIComponent(element.dataset.device) + "/panel" + window.location.search;
+      var offline = document.getElementById("offline");
+      function refresh() {
+        fetch(url, { cache: "no-store" }).then(function (response) {
+          if (!response.ok) { throw new Error("HTTP " + response.status); }
+          return response.text();
+        }).then(function (html) {
+          var current = document.getElementById("panel");
+          var holder = document.createElement("div");
+          holder.innerHTML = html;
+          var next = holder.firstElementChild;
+          if (next && current && next.outerHTML !== current.outerHTML) { current.replaceWith(next); }
+          document.title = next ? next.getAttribute("data-title") : document.title;
+          offline.hidden = true;
+        }).catch(function () { offline.hidden = false; });
+      }
+      setInterval(refresh, Number(element.dataset.refreshMs));
+    })();
+
+    """
+
+  /// The inline scripts `document` embeds, for the page's Content-Security-Policy.
+  static var scripts: [String] { [script] }
+
   /// The whole HTML document.
   public static func document(_ view: KioskView) -> String {
     let refreshMs = Int(view.options.kioskRefresh * 1000)
@@ -68,28 +99,7 @@ public enum KioskPage {
       <body>
       <p id="offline" class="warning" role="alert" hidden>The hub does not answer: the page shows the last data it had.</p>
       \(panel(view))
-      <script>
-      (function () {
-        // The page's own query (its ?key=) goes with every refresh.
-        var url = "/kiosk/" + encodeURIComponent("\(device)") + "/panel" + window.location.search;
-        var offline = document.getElementById("offline");
-        function refresh() {
-          fetch(url, { cache: "no-store" }).then(function (response) {
-            if (!response.ok) { throw new Error("HTTP " + response.status); }
-            return response.text();
-          }).then(function (html) {
-            var current = document.getElementById("panel");
-            var holder = document.createElement("div");
-            holder.innerHTML = html;
-            var next = holder.firstElementChild;
-            if (next && current && next.outerHTML !== current.outerHTML) { current.replaceWith(next); }
-            document.title = next ? next.getAttribute("data-title") : document.title;
-            offline.hidden = true;
-          }).catch(function () { offline.hidden = false; });
-        }
-        setInterval(refresh, \(refreshMs));
-      })();
-      </script>
+      <script data-device="\(device)" data-refresh-ms="\(refreshMs)">\(script)</script>
       </body>
       </html>
       """

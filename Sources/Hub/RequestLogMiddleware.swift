@@ -21,9 +21,12 @@ struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
     var response: Response
     do {
       response = try await next(request, context)
+    } catch let error as any HTTPResponseError {
+      // A refusal (`HubError`, Hummingbird's own): its answer, here, so that it carries the request id too.
+      response = try error.response(from: request, context: context)
     } catch {
-      // Errors become answers in HubErrorMiddleware inside this one; anything reaching here is logged as 500.
-      log(request, context: context, status: 500, since: started)
+      // A malformed request (`HTTPParserError`): the server answers 400 and closes the connection.
+      log(request, context: context, status: 400, since: started)
       throw error
     }
     response.headers[Self.requestIdHeader] = id

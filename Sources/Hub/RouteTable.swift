@@ -6,7 +6,7 @@ import Synchronization
 final class RouteTable: Sendable {
   private let routes = Mutex<[(path: RouterPath, method: String)]>([])
 
-  func record(_ descriptions: [Router<BasicRequestContext>.RouteDescription]) {
+  func record(_ descriptions: [Router<HubRequestContext>.RouteDescription]) {
     routes.withLock { $0 = descriptions.map { ($0.path, $0.method.rawValue) } }
   }
 

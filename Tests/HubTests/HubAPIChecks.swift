@@ -125,7 +125,22 @@ enum HubAPICheck: String, CaseIterable, Sendable, CustomTestStringConvertible {
       #expect(try wrongShape.decoded(ErrorBody.self).message.contains("records[0].stress_level"))
       let badGzip = try await api.post(body: ByteBuffer(bytes: [0x1F, 0x8B, 0x08, 0, 1, 2, 3, 4]), gzip: true)
       #expect(badGzip.status == .badRequest)
+      // gzip is exactly one complete member: a second member (its rows would be dropped), bytes after the member,
+      // or a member cut before its CRC and length are refused, not read as far as they go.
+      let first = try SyncBody.encode(IngestRequest(deviceId: device, records: [rows[0]]))
+      let second = try SyncBody.encode(IngestRequest(deviceId: device, records: [rows[1]]))
+      for (name, body) in [
+        ("two members", first + second), ("trailing garbage", first + Array("garbage".utf8)),
+        ("no CRC and length", Array(first.dropLast(8))),
+      ] {
+        let answer = try await api.post(body: ByteBuffer(bytes: body), gzip: true)
+        #expect(answer.status == .badRequest, "\(name)")
+        #expect(try answer.decoded(ErrorBody.self).error == "malformed_body", "\(name)")
+      }
       #expect(try await stored() == 0)
+      let whole = try await api.post(body: ByteBuffer(bytes: first), gzip: true)
+      #expect(whole.status == .ok)
+      #expect(try await stored() == 1)
 
     case .invalidRowsAreRejectedOneByOne:
       var batch = Array(rows.prefix(10))

@@ -15,6 +15,7 @@ import Testing
 enum HubOperateCheck: String, CaseIterable, Sendable, CustomTestStringConvertible {
   case metricsCountRowsByDeviceAndOutcome
   case everyAnswerCarriesARequestId
+  case everyAnswerCarriesTheSecurityHeaders
   case openAPIDocumentIsServed
   case fleetPageShowsEveryDeviceAndFlagsQuietOnes
   case dayViewIsTheDayReportOfTheHubsRows
@@ -49,6 +50,26 @@ enum HubOperateCheck: String, CaseIterable, Sendable, CustomTestStringConvertibl
       #expect(value("accepted") == "19")
       #expect(value("rejected") == "1")
       #expect(value("kept_newer") == "1")
+
+    case .everyAnswerCarriesTheSecurityHeaders:
+      let kiosk = try await HubTokens.create(kind: .kiosk, deviceId: device, storage: storage, now: now).token
+      let nosniff = HTTPField.Name("X-Content-Type-Options")!
+      let answers = [
+        ("JSON", try await api.get(SyncAPI.healthPath)), ("401", try await api.get(SyncAPI.feedPath, auth: .none)),
+        ("404", try await api.get("/v2/nothing")), ("YAML", try await api.get("/openapi.yaml")),
+        ("kiosk page", try await api.get("/kiosk/\(device)?key=\(kiosk)", auth: .none)),
+      ]
+      for (name, answer) in answers {
+        #expect(answer.headers[nosniff] == "nosniff", "\(name)")
+        // Served as plain HTTP here (a TLS proxy in front sets its own HSTS): none from the hub
+        #expect(answer.headers[HTTPField.Name("Strict-Transport-Security")!] == nil, "\(name)")
+      }
+      // The kiosk's own script runs by its hash; no inline script of any other text may
+      let policy = try #require(answers[4].1.headers[.contentSecurityPolicy])
+      let scripts = try #require(policy.split(separator: ";").first { $0.contains("script-src") })
+      #expect(!scripts.contains("unsafe-inline"), "\(policy)")
+      #expect(scripts.contains("'\(SecurityHeaders.hash(script: KioskPage.script))'"), "\(policy)")
+      #expect(answers[4].1.text.contains(">\(KioskPage.script)</script>"))
 
     case .everyAnswerCarriesARequestId:
       let plain = try await api.get(SyncAPI.healthPath)

@@ -69,9 +69,9 @@ final class LiveHub: Sendable {
   func start() async throws {
     let port = self.port
     let inner = HubRoutes.router(
-      storage: storage, options: options, metrics: metrics, logger: Logger(label: "test.hub")
+      storage: storage, options: options, metrics: metrics, logger: Logger(label: "test.hub"), tls: tls != nil
     ).buildResponder()
-    let responder = CallbackResponder<BasicRequestContext> { [self] request, context in
+    let responder = CallbackResponder<HubRequestContext> { [self] request, context in
       try await respond(request, context, inner)
     }
     var logger = Logger(label: "test.hub.server")
@@ -103,7 +103,7 @@ final class LiveHub: Sendable {
   }
 
   private func respond(
-    _ request: Request, _ context: BasicRequestContext, _ inner: some HTTPResponder<BasicRequestContext>
+    _ request: Request, _ context: HubRequestContext, _ inner: some HTTPResponder<HubRequestContext>
   ) async throws -> Response {
     requests.withLock { $0.append((request.uri.path, Date())) }
     while gate.withLock({ $0.path == request.uri.path && !$0.open }) {
