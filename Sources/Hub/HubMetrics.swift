@@ -41,7 +41,7 @@ public final class HubMetrics: Sendable {
     registry.makeGauge(descriptor: Self.connections).set(Double(open))
   }
 
-  /// Connections closed by the guard: `reason` is over_capacity, header_timeout or body_timeout.
+  /// Connections closed by the guard: `reason` is over_capacity, header_timeout, body_timeout or send_timeout.
   func connectionClosed(reason: String) {
     registry.makeCounter(descriptor: Self.connectionsClosed, labels: [("reason", reason)]).increment()
   }
@@ -65,6 +65,7 @@ public final class HubMetrics: Sendable {
   private static var connectionsClosed: MetricNameDescriptor {
     name(
       "connections_closed",
-      "Connections the hub closed itself: over the connection cap (after a 503), or too slow to send a request")
+      "Connections the hub closed itself: over the connection cap (after a 503), too slow to send a request, or not "
+        + "reading the answers")
   }
 }

@@ -51,7 +51,7 @@ public enum HubServer {
     onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
   ) throws -> some ApplicationProtocol {
     Application(
-      router: HubRoutes.router(storage: storage, options: options, metrics: metrics, logger: logger),
+      router: HubRoutes.router(storage: storage, options: options, metrics: metrics, logger: logger, tls: tls != nil),
       server: try server(limits: limits, tls: tls, metrics: metrics),
       configuration: configuration(host: host, port: port, limits: limits, logger: logger),
       onServerRunning: onServerRunning,
@@ -59,15 +59,12 @@ public enum HubServer {
     )
   }
 
-  /// HTTP/1.1 (over TLS when given) with the connection guard and the idle timeout.
+  /// HTTP/1.1 (over TLS when given) with the connection guard and the idle timeout (`HubHTTPChannel`).
   public static func server(limits: ConnectionLimits, tls: TLSConfiguration?, metrics: HubMetrics) throws
     -> HTTPServerBuilder
   {
     let count = ConnectionCount(metrics: metrics)
-    let http = HTTPServerBuilder.http1(
-      configuration: HTTP1Channel.Configuration(
-        additionalChannelHandlers: [ConnectionGuardHandler(limits: limits, count: count)],
-        idleTimeout: .milliseconds(Int64(limits.idleTimeout * 1000))))
+    let http = HTTPServerBuilder { responder in HubHTTPChannel(responder: responder, limits: limits, count: count) }
     return try tls.map { try HTTPServerBuilder.tls(http, tlsConfiguration: $0) } ?? http
   }
 
@@ -99,4 +96,22 @@ public enum HubServer {
   #else
   private static let RLIMIT_NOFILE_VALUE = RLIMIT_NOFILE
   #endif
+}
+
+extension HubServer {
+  /// One line for a server that could not start or stopped: the address in use, a port that needs root, an
+  /// address this machine does not have, each with what to do.
+  public static func describe(serverError error: any Error, host: String, port: Int) -> String {
+    guard let io = error as? IOError else { return "the server stopped: \(error)" }
+    switch io.errnoCode {
+    case EADDRINUSE:
+      return "port \(port) on \(host) is already in use by another program; stop it, or pass another --port"
+    case EACCES:
+      return "port \(port) needs privileges this user does not have; pass a --port of 1024 or above"
+    case EADDRNOTAVAIL:
+      return "this machine has no address \(host); pass --host 0.0.0.0 (every interface) or one of its addresses"
+    default:
+      return "the server stopped: \(io.description)"
+    }
+  }
 }
