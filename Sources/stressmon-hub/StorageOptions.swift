@@ -56,7 +56,8 @@ struct StorageOptions: ParsableArguments {
         storage = try SQLiteHubStorage(path: HubEnvironment.setting(db, "DB") ?? Self.defaultDatabase())
       }
     } catch let error as HubStorageError {
-      throw CLIFailure.usage("\(error)")
+      // A PostgreSQL URL that does not parse is a usage error; a SQLite file that cannot be opened or made, 73.
+      throw CLIFailure(code: postgres != nil ? 64 : 73, message: "\(error)")
     }
     do {
       try await storage.migrate()

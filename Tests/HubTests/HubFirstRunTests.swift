@@ -155,6 +155,7 @@ struct HubFirstRunTests {
       (["serve", "--db", db, "--log-format", "xml"], [:], 64, "logfmt or json"),
       (["serve", "--db", db, "--port", "\(busy)"], [:], 69, "already in use"),
       (["serve", "--db", db, "--tls-key", "k.pem"], [:], 64, "go together"),
+      (["serve", "--db", "/proc/no-such-dir/hub.sqlite"], [:], 73, "check the path"),
       (["token", "create", "--kiosk", "--db", db], [:], 64, "--device"),
       (["token", "create", "--reader", "--url", "http://x:1", "--db", db], [:], 64, "--kiosk"),
       (["token", "revoke", "0123456789ab", "--db", db], [:], 64, "token list"),
