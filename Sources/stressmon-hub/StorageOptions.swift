@@ -30,7 +30,9 @@ struct StorageOptions: ParsableArguments {
 
   var isPostgres: Bool { HubEnvironment.string(postgres, "POSTGRES") != nil }
 
-  func open(logger: Logger) async throws -> any HubStorage {
+  /// Opens the storage. `create`: a missing SQLite file (and its default directory) is made; commands that only
+  /// read or change what exists pass false, so a mistyped --db is an error (66) rather than a new, empty hub.
+  func open(logger: Logger, create: Bool = true) async throws -> any HubStorage {
     let storage: any HubStorage
     do {
       if let url = HubEnvironment.string(postgres, "POSTGRES") {
@@ -39,10 +41,11 @@ struct StorageOptions: ParsableArguments {
         if let password = try password() { options.password = password }
         storage = try PostgresHubStorage(options: options, logger: logger)
       } else {
-        storage = try SQLiteHubStorage(path: try HubEnvironment.string(db, "DB") ?? Self.defaultDatabase())
+        let path = try HubEnvironment.string(db, "DB") ?? Self.defaultDatabase(create: create)
+        storage = try SQLiteHubStorage(path: path, create: create)
       }
     } catch let error as HubStorageError {
-      throw HubFailure.usage("\(error)")
+      throw error.missing ? HubFailure(code: 66, message: error.message) : HubFailure.usage("\(error)")
     }
     do {
       try await storage.migrate()
@@ -53,9 +56,9 @@ struct StorageOptions: ParsableArguments {
     return storage
   }
 
-  /// Opens the storage, runs `body`, closes the storage whatever happened.
-  func with<T>(_ body: (any HubStorage) async throws -> T) async throws -> T {
-    let store = try await open(logger: Logger(label: "stressmon.hub"))
+  /// Opens the storage, runs `body`, closes the storage whatever happened. `create` as for `open`.
+  func with<T>(create: Bool = false, _ body: (any HubStorage) async throws -> T) async throws -> T {
+    let store = try await open(logger: Logger(label: "stressmon.hub"), create: create)
     do {
       let result = try await body(store)
       try? await store.close()
@@ -70,7 +73,9 @@ struct StorageOptions: ParsableArguments {
   /// `StateDirectory`, else in `$XDG_STATE_HOME/stressmon-hub` (`~/.local/state/stressmon-hub`), whose directory is
   /// made 0700. Never the working directory: a hub started from a source tree or `/` would quietly make a database
   /// there, and one started from elsewhere would not find it.
-  static func defaultDatabase(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> String {
+  static func defaultDatabase(
+    environment: [String: String] = ProcessInfo.processInfo.environment, create: Bool = true
+  ) throws -> String {
     let given = { (name: String) in environment[name].flatMap { $0.isEmpty ? nil : $0 } }
     // Hubs before this default kept the file in the working directory: say so rather than start a second, empty one.
     if FileManager.default.fileExists(atPath: "stressmon-hub.sqlite") {
@@ -90,6 +95,7 @@ struct StorageOptions: ParsableArguments {
     } else {
       throw HubFailure.usage("no database given and no HOME to keep one in; pass --db PATH or set STRESSMON_HUB_DB")
     }
+    guard create else { return directory + "/hub.sqlite" }
     do {
       try FileManager.default.createDirectory(
         atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
