@@ -79,6 +79,7 @@ extension Monitor {
     board.update { status in
       status.faults.removeAll { $0.name == "store" }
       if let message = report.health.errorMessage { status.faults.append(.store(message)) }
+      if report.health.droppedForSpace > 0 { status.droppedForSpace = report.health.droppedForSpace }
       if let baseline = report.baseline, !baseline.isPersonal, let learning = report.learning {
         // The sampling loop counts good windows as they come; the store counts them once committed, so it may
         // be behind: never go backwards.

@@ -275,9 +275,12 @@ extension MonitorSummary {
     categories = progress.categories
     uncategorised = progress.uncategorised
     baseline = progress.baseline
-    storedMeasurements = health.committedMeasurements
+    // What the file holds of this run, not what was once committed: a disk-full clean-up may have deleted some.
+    storedMeasurements = health.keptMeasurements ?? max(0, health.committedMeasurements - health.droppedForSpace)
     storedIBIs = health.committedIBIs
     unwrittenMeasurements = health.bufferedMeasurements + droppedRecords
+    droppedForSpace = health.droppedForSpace
+    aheadOfClock = health.aheadOfClock
     stopReason = progress.sourceEnded ? "end of recording"
       : progress.durationReached ? "duration reached" : stop.isStopped ? stop.reason : "ended"
     emulatorCPUMilliseconds = EmulatedI2CBus.deviceCPUNanoseconds.map { Double($0) / 1e6 }

@@ -46,6 +46,8 @@ public enum PanelStatus: Sendable, Hashable, CustomStringConvertible {
   case offline(unsynced: Int)
   /// The wall clock has not been synchronised yet (times may be wrong).
   case clockUnsynchronised
+  /// The disk is full: this many measurements not yet uploaded were deleted to make room.
+  case diskFull(dropped: Int)
   /// A fault, in a few words.
   case error(String)
   /// A state in a few words ("Starting", "Uncategorised: poor signal", "Old data, 14 min"): the daemon's phases
