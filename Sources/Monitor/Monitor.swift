@@ -86,11 +86,10 @@ public final class Monitor: Sendable {
     if !speed.isPaced { dataClock.originMilliseconds = 0 }
     let storeClock = environment.storeClock
       ?? SystemStoreClock(assumeSynchronised: configuration.device.assumeClockSynchronised ?? board.simulated)
-    let timeBase = TimeBase(speed: speed, clock: storeClock)
-
     // Usage mistakes first (a real sensor at 10×), then the outputs: a missing GPIO chip or SPI node stops the
     // start with its fix before anything else opens.
     let makeSource = kiosk ? nil : try sourceMaker(clocks: clocks)
+    let timeBase = TimeBase(speed: speed, clock: storeClock, span: kiosk ? nil : try dataSpan())
     let outputs = try openOutputs(clocks: clocks, dataClock: dataClock, emit: emit)
     let statusBoard = StatusBoard(
       initial: MonitorStatus(phase: .starting, clockSynchronised: storeClock.reading().synchronised),

@@ -243,11 +243,7 @@ final class SamplingLoop: Sendable {
   ) -> MeasurementRecord {
     let end = timeBase.reading(at: summary.endSeconds, streamSeconds: streamSeconds, now: clockNow)
     let baseline = summary.stress?.baseline ?? current
-    let modified: Double
-    switch timeBase.kind {
-    case .live: modified = clockNow.wall
-    case .simulated: modified = end.wall
-    }
+    let modified = timeBase.isPlaced ? end.wall : clockNow.wall
     return MeasurementRecord(
       id: MeasurementID.make(unixMilliseconds: Int64((end.wall * 1000).rounded(.down))), deviceId: settings.deviceID,
       windowStart: end.wall - (summary.endSeconds - summary.startSeconds), windowEnd: end.wall, bootId: end.bootId,
