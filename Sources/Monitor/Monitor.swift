@@ -26,6 +26,8 @@ public struct MonitorEnvironment: Sendable {
   /// Sync: connect timeout and request timeout, seconds.
   public var syncConnectTimeoutSeconds = 10.0
   public var syncRequestTimeoutSeconds = 30.0
+  /// Sync: the most one upload run may take, retries included (then the next run continues the backoff).
+  public var syncDeadlineSeconds = SyncConfiguration.defaultDeadline
   /// `stop()` ends the run gracefully (a signal handler calls it).
   public var stop = StopSignal()
   /// systemd's notification socket (READY, WATCHDOG, STOPPING); inactive unless given one
@@ -250,6 +252,9 @@ public final class Monitor: Sendable {
         run.events.offer(.notice(
           "stopping: waiting for the store write in progress", at: EventTime(dataSeconds: run.dataClock.seconds)))
       }
+      // The upload is cancelled first (its rows stay pending; it never waits for the hub), so that no outbox call
+      // comes after the store is closed.
+      sync?.requestStop()
       let health = await store.close()
       await sync?.stop()
       summary.record(sampling.snapshot, store: health, droppedRecords: store.droppedRecords, stop: stop)
