@@ -158,6 +158,14 @@ public final class Monitor: Sendable {
     let relay = BaselineRelay()
     let firstResult = StopSignal()
     let syncWanted = !configuration.sync.hub.isEmpty
+    // One daemon per database: a second one is refused before it opens anything, naming the first.
+    let databaseLock: DatabaseLock?
+    do {
+      databaseLock = try DatabaseLock.acquire(database: configuration.store.database)
+    } catch {
+      return .failure(.unavailable(error.description, code: 69))
+    }
+    defer { withExtendedLifetime(databaseLock) {} }
     let store = StoreStage(
       path: configuration.store.database, clock: run.storeClock, durability: configuration.store.durability,
       flushSeconds: configuration.store.flushSeconds, retention: configuration.retention, reportsOutbox: syncWanted
