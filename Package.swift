@@ -112,6 +112,7 @@ let package = Package(
         .product(name: "CompressNIO", package: "compress-nio"),
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOHTTP1", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "NIOSSL", package: "swift-nio-ssl"),
         .product(name: "Logging", package: "swift-log"),
       ]
@@ -202,8 +203,14 @@ let package = Package(
     ),
     .testTarget(
       name: "StoreTests",
-      dependencies: ["Store", "SQLite", "Platform", "StressModel", "SyncWire", "TestSupport", "store-crash-writer"]
+      dependencies: [
+        "Store", "SQLite", "Platform", "StressModel", "SyncWire", "TestSupport", "store-crash-writer",
+        "CSQLiteCrashVFS",
+      ]
     ),
+    // Test-only: a SQLite VFS that simulates power cuts (drops or tears what a file had not synced), for the store's
+    // and the hub's power-cut tests.
+    .target(name: "CSQLiteCrashVFS", dependencies: ["CSQLite"], path: "Tests/CSQLiteCrashVFS"),
     // Test-only: the process StoreTests kills with SIGKILL (scripts/crash-test), and `write-rate`, the store's
     // bytes-per-hour benchmark (docs/store.md).
     .executableTarget(
@@ -238,7 +245,7 @@ let package = Package(
       name: "HubTests",
       dependencies: [
         "Hub", "SQLite", "Sync", "SyncWire", "Store", "StressModel", "DayReport", "SyncTestSupport", "TestSupport",
-        "ServerTestSupport", "CommandSupport",
+        "ServerTestSupport", "CommandSupport", "CSQLiteCrashVFS", "Platform",
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HummingbirdCore", package: "hummingbird"),
         .product(name: "HummingbirdTLS", package: "hummingbird"),

@@ -142,9 +142,12 @@ public struct DeviceDeletion: Sendable, Equatable, Codable {
 /// A storage failure, with what to do about it.
 public struct HubStorageError: Error, CustomStringConvertible, Sendable {
   public var message: String
+  /// The database does not exist (and the command was not one that creates it).
+  public var missing: Bool
 
-  public init(_ message: String) {
+  public init(_ message: String, missing: Bool = false) {
     self.message = message
+    self.missing = missing
   }
 
   public var description: String { message }

@@ -30,16 +30,32 @@ public final class SQLiteHubStorage: HubStorage, @unchecked Sendable {
 
   // MARK: - Initialization
 
-  /// Opens (or creates, mode 0600: the file holds health data) the database at `path`.
-  public init(path: String, readers: Int = 2) throws {
+  /// Opens (or, with `create`, creates, mode 0600: the file holds health data) the database at `path`, in WAL mode:
+  /// a file system that cannot give WAL (no shared memory, e.g. some network mounts) is refused, since readers would
+  /// then block the writer and an acknowledged batch would no longer be one synced append. `vfs` is a test hook (the
+  /// power-cut simulator).
+  public init(path: String, readers: Int = 2, create: Bool = true, vfs: String? = nil) throws {
     self.path = path
-    try Self.createPrivately(path)
+    if create {
+      try Self.createPrivately(path)
+    } else if access(path, F_OK) != 0 {
+      throw HubStorageError(
+        "no hub database at \(path); check --db (the hub creates it with 'stressmon-hub serve' or 'token create')",
+        missing: true)
+    }
     let readerCount = max(1, readers)
     do {
-      writer = try Self.open(path)
-      try writer.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;")
+      writer = try Self.open(path, create: create, vfs: vfs)
+      let mode = try writer.scalarText("PRAGMA journal_mode=WAL")
+      guard mode?.lowercased() == "wal" else {
+        writer.close()
+        throw HubStorageError(
+          "SQLite refused WAL mode for \(path) (journal mode '\(mode ?? "none")'): put the hub database on a local "
+            + "file system")
+      }
+      try writer.execute("PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;")
       idleReaders = try (0..<readerCount).map { _ in
-        let connection = try Self.open(path)
+        let connection = try Self.open(path, create: false, vfs: vfs)
         try connection.execute("PRAGMA query_only=1;")
         return connection
       }
@@ -212,9 +228,13 @@ public final class SQLiteHubStorage: HubStorage, @unchecked Sendable {
     try await read { connection in try connection.query("SELECT 1", []) }
   }
 
+  /// Stops the threads and closes every connection (the file is then closed by this process: a restart, or the
+  /// power-cut test's reboot, may open it afresh).
   public func close() async throws {
     try await writerPool.shutdownGracefully()
     try await readerPool.shutdownGracefully()
+    writeLock.withLock { writer.close() }
+    readLock.withLock { idleReaders.forEach { $0.close() } }
   }
 
   // MARK: - Internal
@@ -238,8 +258,8 @@ public final class SQLiteHubStorage: HubStorage, @unchecked Sendable {
   // MARK: - Private
 
   /// Several hub processes may share the file (a restart overlapping the old one): wait, do not fail.
-  private static func open(_ path: String) throws(SQLiteError) -> SQLiteConnection {
-    try SQLiteConnection(path: path, readOnly: false, create: true, busyTimeoutMs: 5000)
+  private static func open(_ path: String, create: Bool, vfs: String?) throws(SQLiteError) -> SQLiteConnection {
+    try SQLiteConnection(path: path, readOnly: false, create: create, busyTimeoutMs: 5000, vfs: vfs)
   }
 
   /// SQLite's own errors come out as the hub's, naming the file.

@@ -37,6 +37,21 @@ extension Monitor {
     }
   }
 
+  /// The data seconds a run faster than real time will cover (`TimeBase` places them so they end now): the smaller
+  /// of `--duration` and a replay's length (read from the file); nil for real time and for an endless source
+  /// without `--duration`.
+  func dataSpan() throws(MonitorError) -> Double? {
+    guard speed != .realtime else { return nil }
+    guard case .replay(let path) = try? PulseSourceSpec(parsing: configuration.measurement.source),
+      environment.makeSource == nil
+    else { return durationSeconds }
+    let length: Double
+    do { length = try ReplayPulseSource.dataSeconds(path: path) } catch {
+      throw .unavailable(error.description, code: error.sysexitCode)
+    }
+    return min(durationSeconds ?? length, length)
+  }
+
   /// The detector set up for the source: the same defaults as `analyze` for recordings (so a replay stores
   /// exactly what `analyze` reports); for a sensor with a known scale, its rails and its "no finger" level (5 %
   /// of full scale, the level below which the LED current control also reports no finger).
@@ -79,6 +94,7 @@ extension Monitor {
     board.update { status in
       status.faults.removeAll { $0.name == "store" }
       if let message = report.health.errorMessage { status.faults.append(.store(message)) }
+      if report.health.droppedForSpace > 0 { status.droppedForSpace = report.health.droppedForSpace }
       if let baseline = report.baseline, !baseline.isPersonal, let learning = report.learning {
         // The sampling loop counts good windows as they come; the store counts them once committed, so it may
         // be behind: never go backwards.

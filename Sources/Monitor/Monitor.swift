@@ -26,6 +26,8 @@ public struct MonitorEnvironment: Sendable {
   /// Sync: connect timeout and request timeout, seconds.
   public var syncConnectTimeoutSeconds = 10.0
   public var syncRequestTimeoutSeconds = 30.0
+  /// Sync: the most one upload run may take, retries included (then the next run continues the backoff).
+  public var syncDeadlineSeconds = SyncConfiguration.defaultDeadline
   /// `stop()` ends the run gracefully (a signal handler calls it).
   public var stop = StopSignal()
   /// systemd's notification socket (READY, WATCHDOG, STOPPING); inactive unless given one
@@ -86,11 +88,10 @@ public final class Monitor: Sendable {
     if !speed.isPaced { dataClock.originMilliseconds = 0 }
     let storeClock = environment.storeClock
       ?? SystemStoreClock(assumeSynchronised: configuration.device.assumeClockSynchronised ?? board.simulated)
-    let timeBase = TimeBase(speed: speed, clock: storeClock)
-
     // Usage mistakes first (a real sensor at 10×), then the outputs: a missing GPIO chip or SPI node stops the
     // start with its fix before anything else opens.
     let makeSource = kiosk ? nil : try sourceMaker(clocks: clocks)
+    let timeBase = TimeBase(speed: speed, clock: storeClock, span: kiosk ? nil : try dataSpan())
     let outputs = try openOutputs(clocks: clocks, dataClock: dataClock, emit: emit)
     let statusBoard = StatusBoard(
       initial: MonitorStatus(phase: .starting, clockSynchronised: storeClock.reading().synchronised),
@@ -157,6 +158,14 @@ public final class Monitor: Sendable {
     let relay = BaselineRelay()
     let firstResult = StopSignal()
     let syncWanted = !configuration.sync.hub.isEmpty
+    // One daemon per database: a second one is refused before it opens anything, naming the first.
+    let databaseLock: DatabaseLock?
+    do {
+      databaseLock = try DatabaseLock.acquire(database: configuration.store.database)
+    } catch {
+      return .failure(.unavailable(error.description, code: 69))
+    }
+    defer { withExtendedLifetime(databaseLock) {} }
     let store = StoreStage(
       path: configuration.store.database, clock: run.storeClock, durability: configuration.store.durability,
       flushSeconds: configuration.store.flushSeconds, retention: configuration.retention, reportsOutbox: syncWanted
@@ -251,6 +260,9 @@ public final class Monitor: Sendable {
         run.events.offer(.notice(
           "stopping: waiting for the store write in progress", at: EventTime(dataSeconds: run.dataClock.seconds)))
       }
+      // The upload is cancelled first (its rows stay pending; it never waits for the hub), so that no outbox call
+      // comes after the store is closed.
+      sync?.requestStop()
       let health = await store.close()
       await sync?.stop()
       summary.record(sampling.snapshot, store: health, droppedRecords: store.droppedRecords, stop: stop)

@@ -89,10 +89,15 @@ public struct MonitorSummary: Sendable, Equatable {
   public var categories: [StressCategory: Int] = [:]
   public var uncategorised: [WindowQuality: Int] = [:]
   public var baseline: PersonalBaseline?
+  /// Windows of this run in the file at the end: committed, less any a disk-full clean-up deleted since.
   public var storedMeasurements = 0
   public var storedIBIs = 0
   /// Rows that could not be written by the end (the store failed throughout); they are not in the file.
   public var unwrittenMeasurements = 0
+  /// Windows not yet on the hub that disk-full clean-ups deleted during this run (oldest first; see docs/store.md).
+  public var droppedForSpace = 0
+  /// Rows stamped after the clock's now (a bug of whatever made them; 0 on every path of the daemon).
+  public var aheadOfClock = 0
   public var database: String?
   public var panelImage: String?
   public var panelFullRefreshes = 0

@@ -217,7 +217,8 @@ final class SyncRunner: Sendable {
     let settings = SyncConfiguration(
       hubURL: configuration.hub, token: token, caFile: configuration.caFile.isEmpty ? nil : configuration.caFile,
       allowInsecureHTTP: configuration.insecureHTTP, connectTimeout: environment.syncConnectTimeoutSeconds,
-      requestTimeout: environment.syncRequestTimeoutSeconds, interval: configuration.intervalSeconds)
+      requestTimeout: environment.syncRequestTimeoutSeconds, deadline: environment.syncDeadlineSeconds,
+      interval: configuration.intervalSeconds)
     do {
       transport = try AsyncHTTPTransport(configuration: settings)
       client = try SyncClient(outbox: WriterOutbox(writer: writer), transport: transport, configuration: settings)
@@ -231,7 +232,12 @@ final class SyncRunner: Sendable {
     await runUntil(stopSignal) { await client.run() }
   }
 
-  /// Ends the background loop (an upload in flight is cancelled; its rows stay pending) and closes connections.
+  /// Asks the background loop to end (an upload in flight is cancelled; its rows stay pending) without waiting.
+  func requestStop() {
+    stopSignal.stop()
+  }
+
+  /// Ends the background loop and closes the connections.
   func stop() async {
     stopSignal.stop()
     try? await transport.shutdown()

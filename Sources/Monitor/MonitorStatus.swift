@@ -100,6 +100,8 @@ public struct MonitorStatus: Sendable, Equatable {
   public var baselineProgress: (windows: Int, needed: Int)?
   /// Rows waiting for upload while the hub is unreachable (sync configured only).
   public var unsynced: Int?
+  /// Windows not yet uploaded that this run deleted because the disk was full.
+  public var droppedForSpace: Int?
   public var clockSynchronised: Bool
 
   public init(phase: MonitorPhase = .starting, clockSynchronised: Bool = true) {
@@ -112,6 +114,7 @@ public struct MonitorStatus: Sendable, Equatable {
     lhs.phase == rhs.phase && lhs.faults == rhs.faults && lhs.result == rhs.result && lhs.resultAt == rhs.resultAt
       && lhs.baselineProgress?.windows == rhs.baselineProgress?.windows
       && lhs.baselineProgress?.needed == rhs.baselineProgress?.needed && lhs.unsynced == rhs.unsynced
+      && lhs.droppedForSpace == rhs.droppedForSpace
       && lhs.clockSynchronised == rhs.clockSynchronised
   }
 
@@ -142,6 +145,7 @@ public struct MonitorStatus: Sendable, Equatable {
   /// The panel's status line, most important first.
   public var panelStatus: [PanelStatus] {
     var status: [PanelStatus] = faults.map { .error($0.shortText) }
+    if let droppedForSpace, droppedForSpace > 0 { status.append(.diskFull(dropped: droppedForSpace)) }
     switch phase {
     case .starting: status.append(.message("Starting"))
     case .noContact: status.append(.noContact)
@@ -167,6 +171,7 @@ public struct MonitorStatus: Sendable, Equatable {
   /// Which updates the wearable's panel shows: the category, or a state without one (no contact, error).
   public var panelKey: String {
     "\(category?.rawValue ?? "-")|\(faults.map(\.name).joined(separator: ","))|\(category == nil ? phase.name : "")"
+      + (droppedForSpace ?? 0 > 0 ? "|full" : "")
   }
 
   static func ageText(_ seconds: Double) -> String {

@@ -243,11 +243,7 @@ final class SamplingLoop: Sendable {
   ) -> MeasurementRecord {
     let end = timeBase.reading(at: summary.endSeconds, streamSeconds: streamSeconds, now: clockNow)
     let baseline = summary.stress?.baseline ?? current
-    let modified: Double
-    switch timeBase.kind {
-    case .live: modified = clockNow.wall
-    case .simulated: modified = end.wall
-    }
+    let modified = timeBase.isPlaced ? end.wall : clockNow.wall
     return MeasurementRecord(
       id: MeasurementID.make(unixMilliseconds: Int64((end.wall * 1000).rounded(.down))), deviceId: settings.deviceID,
       windowStart: end.wall - (summary.endSeconds - summary.startSeconds), windowEnd: end.wall, bootId: end.bootId,
@@ -275,9 +271,12 @@ extension MonitorSummary {
     categories = progress.categories
     uncategorised = progress.uncategorised
     baseline = progress.baseline
-    storedMeasurements = health.committedMeasurements
+    // What the file holds of this run, not what was once committed: a disk-full clean-up may have deleted some.
+    storedMeasurements = health.keptMeasurements ?? max(0, health.committedMeasurements - health.droppedForSpace)
     storedIBIs = health.committedIBIs
     unwrittenMeasurements = health.bufferedMeasurements + droppedRecords
+    droppedForSpace = health.droppedForSpace
+    aheadOfClock = health.aheadOfClock
     stopReason = progress.sourceEnded ? "end of recording"
       : progress.durationReached ? "duration reached" : stop.isStopped ? stop.reason : "ended"
     emulatorCPUMilliseconds = EmulatedI2CBus.deviceCPUNanoseconds.map { Double($0) / 1e6 }

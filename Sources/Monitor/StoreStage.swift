@@ -246,6 +246,7 @@ public final class StoreStage: Sendable {
       return last.health.errorCategory != next.health.errorCategory || last.baseline != next.baseline
         || last.learning?.windows != next.learning?.windows || last.outbox?.pending != next.outbox?.pending
         || last.health.lastCommitMonotonic == nil && next.health.lastCommitMonotonic != nil
+        || last.health.droppedForSpace != next.health.droppedForSpace
     }
     if changed { onReport(next) }
   }

@@ -46,6 +46,8 @@ public enum PanelStatus: Sendable, Hashable, CustomStringConvertible {
   case offline(unsynced: Int)
   /// The wall clock has not been synchronised yet (times may be wrong).
   case clockUnsynchronised
+  /// The disk is full: this many measurements not yet uploaded were deleted to make room.
+  case diskFull(dropped: Int)
   /// A fault, in a few words.
   case error(String)
   /// A state in a few words ("Starting", "Uncategorised: poor signal", "Old data, 14 min"): the daemon's phases
@@ -59,7 +61,22 @@ public enum PanelStatus: Sendable, Hashable, CustomStringConvertible {
     case .learningBaseline: "Learning baseline"
     case .offline(let unsynced): "Offline, \(unsynced) unsynced"
     case .clockUnsynchronised: "Clock not set"
+    case .diskFull(let dropped): "Disk full, \(dropped) lost"
     case .error(let text): "Error: \(text)"
+    case .message(let text): text
+    }
+  }
+
+  /// The same in as few characters as still say it, for a status line that is full.
+  public var shortDescription: String {
+    switch self {
+    case .noContact: "No contact"
+    case .learningBaseline(let windows?, let needed?): "Learning \(windows)/\(needed)"
+    case .learningBaseline: "Learning"
+    case .offline(let unsynced): "Offline \(unsynced)"
+    case .clockUnsynchronised: "No clock"
+    case .diskFull(let dropped): "Full, \(dropped) lost"
+    case .error(let text): "! " + text
     case .message(let text): text
     }
   }

@@ -133,22 +133,69 @@ public enum PanelLayout {
     ]
   }
 
-  /// The bottom line: a rule, the status on the left, the measurement time on the right. Returns its top.
+  /// The status bar: a rule, the status on the left, the measurement time on the right of its first line, and a
+  /// second line when one is not enough (`statusLines`). Returns its top.
   private static func drawStatusBar(_ content: PanelContent, into image: inout Bitmap) -> Int {
     let font = BitmapFont.small
-    let barHeight = font.lineHeight() + 3
+    let timeText = content.measuredAt.map { "at \($0)" }
+    let timeWidth = timeText.map { font.width(of: $0) + 2 * margin } ?? 0
+    let fullWidth = image.width - 2 * margin
+    let lines = statusLines(content.status, firstLineWidth: fullWidth - timeWidth, otherLineWidth: fullWidth)
+    let barHeight = max(1, lines.count) * font.lineHeight() + 3
     let top = image.height - barHeight
     image.fill(Rect(x: 0, y: top, width: image.width, height: 1))
-    let textY = top + 3
-    var right = image.width - margin
-    if let time = content.measuredAt {
-      let text = "at \(time)"
-      right -= font.width(of: text)
-      font.draw(text, into: &image, x: right, y: textY)
-      right -= 2 * margin
+    if let timeText {
+      font.draw(timeText, into: &image, x: image.width - margin - font.width(of: timeText), y: top + 3)
     }
-    let status = content.status.map(\.description).joined(separator: " · ")
-    font.draw(font.truncated(status, toWidth: right - margin), into: &image, x: margin, y: textY)
+    for (index, line) in lines.enumerated() where !line.isEmpty {
+      font.draw(line, into: &image, x: margin, y: top + 3 + index * font.lineHeight())
+    }
     return top
+  }
+
+  /// The status items as at most two lines that fit, most important first: every item as it is written, on one
+  /// line; else in its short form; else over two lines, written out, then short; else the short forms that fit,
+  /// with "+N" for the items left out (the least important, the end of the list).
+  public static func statusLines(_ items: [PanelStatus], firstLineWidth: Int, otherLineWidth: Int) -> [String] {
+    guard !items.isEmpty else { return [] }
+    let font = BitmapFont.small
+    let widths = [firstLineWidth, otherLineWidth]
+    let full = items.map(\.description)
+    let short = items.map(\.shortDescription)
+    for texts in [full, short] {
+      let line = texts.joined(separator: separator)
+      if font.width(of: line) <= firstLineWidth { return [line] }
+    }
+    for texts in [full, short] {
+      if let lines = pack(texts, into: widths) { return lines }
+    }
+    for kept in stride(from: short.count - 1, through: 1, by: -1) {
+      let more = "+\(short.count - kept)"
+      if let lines = pack(Array(short.prefix(kept)) + [more], into: widths) { return lines }
+    }
+    // One item too long for a whole line: cut, on the line below the time.
+    return ["", font.truncated(short[0], toWidth: otherLineWidth)]
+  }
+
+  private static let separator = " \u{00B7} "
+
+  /// `texts` in order over lines of these widths, as many per line as fit (the first line, beside the time, may stay
+  /// empty when the first text only fits a whole line); nil when they do not all fit.
+  private static func pack(_ texts: [String], into widths: [Int]) -> [String]? {
+    let font = BitmapFont.small
+    var lines: [String] = []
+    var current = ""
+    for text in texts {
+      let candidate = current.isEmpty ? text : current + separator + text
+      if font.width(of: candidate) <= widths[lines.count] {
+        current = candidate
+        continue
+      }
+      guard lines.count + 1 < widths.count, font.width(of: text) <= widths[lines.count + 1] else { return nil }
+      lines.append(current)
+      current = text
+    }
+    lines.append(current)
+    return lines
   }
 }

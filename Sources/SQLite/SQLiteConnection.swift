@@ -19,8 +19,9 @@ public final class SQLiteConnection {
 
   /// Opens `path`. `create` adds SQLITE_OPEN_CREATE; `readOnly` opens with SQLITE_OPEN_READONLY. `immutable`
   /// (read-only media only) tells SQLite the file cannot change, so it needs no -shm file and takes no locks.
+  /// `vfs` names a registered SQLite VFS other than the default (the power-cut tests' crash simulator).
   public init(
-    path: String, readOnly: Bool, create: Bool, busyTimeoutMs: Int32, immutable: Bool = false
+    path: String, readOnly: Bool, create: Bool, busyTimeoutMs: Int32, immutable: Bool = false, vfs: String? = nil
   ) throws(SQLiteError) {
     self.path = path
     // EXRESCODE: extended codes from open too. NOMUTEX: our owner's lock serialises calls (see type comment).
@@ -33,7 +34,7 @@ public final class SQLiteConnection {
       name = "file:" + Self.uriEscaped(path) + "?immutable=1"
     }
     var db: OpaquePointer?
-    let rc = sqlite3_open_v2(name, &db, flags, nil)
+    let rc = sqlite3_open_v2(name, &db, flags, vfs)
     guard rc == SQLITE_OK, let db else {
       let error = SQLiteError(
         extendedCode: db.map { sqlite3_extended_errcode($0) } ?? rc,

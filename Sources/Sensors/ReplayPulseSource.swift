@@ -55,6 +55,27 @@ public actor ReplayPulseSource: PulseSource {
       channels: reader.channelNames.map { $0.lowercased() }, fullScale: nil, settings: settings)
   }
 
+  /// Seconds of data in the recording at `path` (its last sample's place on the file's timeline, gaps included, at
+  /// the sidecar's rate): a replay faster than real time is placed to end now (`stressmon run`). Reads the file
+  /// once.
+  public static func dataSeconds(path: String) throws(SensorError) -> Double {
+    let reader: RecordingReader
+    var samples = 0
+    do {
+      reader = try RecordingReader(path: path)
+      while let block = try reader.nextBlock() { samples = block.firstSampleIndex + block.count }
+    } catch {
+      throw .recording(error)
+    }
+    guard let rate = reader.sidecar?.fs, rate > 0, rate.isFinite else {
+      throw .invalidSettings(
+        location: path,
+        message: "the recording has no sample rate (no sidecar \(RecordingSidecar.path(forRecording: path)) with "
+          + "'fs'); give the rate explicitly")
+    }
+    return Double(samples) / rate
+  }
+
   // MARK: - PulseSource
 
   public func start() async throws(SensorError) {

@@ -1,4 +1,5 @@
 import Platform
+import SyncWire
 
 /// ISO 8601 dates and times for the command line and exports, without full Foundation (no ICU): the parsing is
 /// a small hand-written scanner, time-zone arithmetic is the C library's (`timegm`, `mktime`, `localtime_r`,
@@ -75,10 +76,7 @@ public enum ISO8601Time {
   /// `2024-05-01T10:00:00Z`, or with `fractionDigits` (1-6) `2024-05-01T10:00:00.250Z`.
   public static func formatUTC(_ seconds: Double, fractionDigits: Int = 0) -> String {
     let (whole, fraction) = split(seconds, digits: fractionDigits)
-    var time = time_t(whole)
-    var parts = tm()
-    gmtime_r(&time, &parts)
-    return format(parts) + fraction + "Z"
+    return UTCTime(epochSeconds: Int64(whole)).text + fraction + "Z"
   }
 
   /// Local time with its UTC offset, for people: `2024-05-01 12:00:00+02:00`.

@@ -83,10 +83,13 @@ extension MeasurementStore {
           (SELECT count(*) FROM measurements WHERE needs_upload = 1 AND quarantined_at IS NULL AND clock_state <= 1),
           (SELECT count(*) FROM measurements WHERE needs_upload = 1 AND quarantined_at IS NULL AND clock_state = 2),
           (SELECT count(*) FROM measurements WHERE quarantined_at IS NOT NULL),
-          (SELECT value FROM counters WHERE name = 'last_upload_at')
+          (SELECT value FROM counters WHERE name = 'last_upload_at'),
+          (SELECT value FROM counters WHERE name = 'dropped_unsynced_measurements')
         """
       ).rows {
-        OutboxStatus(pending: $0.int(0), waitingForClock: $0.int(1), quarantined: $0.int(2), lastUploadAt: $0.optionalDouble(3))
+        OutboxStatus(
+          pending: $0.int(0), waitingForClock: $0.int(1), quarantined: $0.int(2), lastUploadAt: $0.optionalDouble(3),
+          droppedForSpace: $0.int(4))
       }[0]
     }
   }

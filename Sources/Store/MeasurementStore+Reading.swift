@@ -46,6 +46,21 @@ extension MeasurementStore {
     }
   }
 
+  /// The highest row number in the measurements table (0 when empty): rows written later get higher numbers, so
+  /// a writer that notes it at open can count afterwards how many of its own rows are still there.
+  public func newestSequence() throws(StoreError) -> Int64 {
+    try locked { core in try core.connection.scalarInt("SELECT max(seq) FROM measurements") ?? 0 }
+  }
+
+  /// Measurements numbered above `sequence` (see `newestSequence`).
+  public func measurementCount(afterSequence sequence: Int64) throws(StoreError) -> Int {
+    try locked { core in
+      Int(try core.connection.cached("SELECT count(*) FROM measurements WHERE seq > ?1").rows([.integer(sequence)]) {
+        $0.int64(0)
+      }.first ?? 0)
+    }
+  }
+
   /// IBIs with wall time in [since, until), in the order they were measured. A scan: meant for offline
   /// reanalysis and export, not for the daemon's hot path.
   public func ibis(since: Double? = nil, until: Double? = nil, limit: Int? = nil) throws(StoreError) -> [StoredIBI] {
@@ -164,7 +179,9 @@ extension StoreCore {
     let free = try connection.scalarInt("PRAGMA freelist_count") ?? 0
     return StoreStatus(
       path: path, schemaVersion: try SchemaMigrator.version(of: connection), measurements: counts.0, ibis: ibis,
-      outbox: OutboxStatus(pending: counts.1, waitingForClock: counts.2, quarantined: counts.4, lastUploadAt: try value(.lastUploadAt)),
+      outbox: OutboxStatus(
+        pending: counts.1, waitingForClock: counts.2, quarantined: counts.4, lastUploadAt: try value(.lastUploadAt),
+        droppedForSpace: try counter(.droppedUnsyncedMeasurements)),
       clockUnresolved: counts.3, uploaded: counts.5, oldestWindowEnd: counts.6, newestWindowEnd: counts.7,
       usedBytes: (pages - free) * pageSize, fileBytes: Self.fileSize(path), walBytes: Self.fileSize(path + "-wal"),
       droppedUnsyncedMeasurements: try counter(.droppedUnsyncedMeasurements),

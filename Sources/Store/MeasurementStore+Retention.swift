@@ -1,5 +1,17 @@
+import Logging
 import Platform
 import SQLite
+
+/// A file system's size and the bytes this user may still write there.
+public struct DiskSpace: Sendable, Equatable {
+  public var totalBytes: Int64
+  public var availableBytes: Int64
+
+  public init(totalBytes: Int64, availableBytes: Int64) {
+    self.totalBytes = totalBytes
+    self.availableBytes = availableBytes
+  }
+}
 
 /// How much history the store keeps. Rows not yet on the hub (pending, waiting for the clock, clock unresolved,
 /// quarantined) are never deleted by age or size: only `makeRoom` (disk full) may drop them, oldest first,
@@ -36,6 +48,15 @@ public struct RetentionReport: Sendable, Equatable {
   public var usedBytesAfter: Int64 = 0
   /// Still above the size limit, with nothing left that may be deleted (only rows not yet on the hub).
   public var overLimit = false
+  /// The disk-full reserve file was deleted to make room.
+  public var releasedReserve = false
+  /// The disk had room again (the reserve could be allocated): nothing was deleted.
+  public var spaceReturned = false
+
+  /// Whether anything was freed (rows deleted, the reserve released, or space found again).
+  public var freedAnything: Bool {
+    releasedReserve || spaceReturned || retiredMeasurements + retiredIBIs + droppedUnsyncedMeasurements > 0
+  }
 
   public init() {}
 }
@@ -80,57 +101,95 @@ extension MeasurementStore {
     return report
   }
 
-  /// The disk is full: releases the reserve file, then frees at least `bytes` inside the database by deleting
-  /// the oldest IBIs, then the oldest uploaded measurements, and only then the oldest measurements not yet
-  /// uploaded — counted in `droppedUnsyncedMeasurements` and logged. Freed pages are reused by later inserts, so
-  /// the store keeps working on a full disk.
+  /// The disk is full (a write failed with SQLITE_FULL or ENOSPC; never a guess from statvfs, which some file
+  /// systems answer with 0 free blocks while writes still succeed), or the store is still in that state and its
+  /// free pages are running out (`ensureRoom`). Frees at least `bytes` inside the database, least valuable first:
+  /// 1. still full from before: first a fresh proof that it is: the reserve is allocated again (twice its size,
+  ///    then halved); if that works, space came back, the store leaves the full state and nothing is deleted;
+  /// 2. the reserve file `<db>-reserve` goes, and the WAL is folded into the main file with that space;
+  /// 3. the oldest IBIs, then the oldest windows already on the hub, until `bytes + headroomBytes` are free (so
+  ///    that the next commits fit as well);
+  /// 4. only if that is not enough, the oldest windows not yet on the hub, a few at a time and only until `bytes`
+  ///    are free: the newest rows are kept. Counted in `droppedUnsyncedMeasurements` (and the `counters` table)
+  ///    and logged.
+  /// Freed pages are reused by later inserts, so the file stops growing and the store keeps working on a full disk.
+  /// A report with `freedAnything` false means nothing more can be freed.
   @discardableResult
-  public func makeRoom(bytes: Int64, chunkRows: Int = 500) throws(StoreError) -> RetentionReport {
+  public func makeRoom(bytes: Int64, headroomBytes: Int64 = 0, chunkRows: Int = 500) throws(StoreError)
+    -> RetentionReport
+  {
     var report = RetentionReport()
-    try locked { core in
-      core.releaseReserve()
-      // First fold the WAL into the main file with the space the reserve gave back: until then the WAL holds
-      // pages the file does not have yet, and every delete would have to grow the WAL further. Best effort:
-      // without a reserve the deletes below may still fit in the WAL's existing blocks.
+    let spaceBack = try locked { core -> Bool in
+      if core.diskFullMode && core.restoreReserve() { return true }
+      core.diskFullMode = true
+      report.releasedReserve = core.releaseReserve()
+      // Fold the WAL into the main file with the space the reserve gave back: until then the WAL holds pages the
+      // file does not have yet, and every delete would have to grow the WAL further. Best effort: without a
+      // reserve the deletes below may still fit in the WAL's existing blocks.
       try? core.connection.execute("PRAGMA wal_checkpoint(RESTART)")
+      return false
+    }
+    if spaceBack {
+      report.spaceReturned = true
+      return report
     }
     report.usedBytesBefore = try locked { core in try core.usedBytes() }
-    let notEnough = { @Sendable (core: StoreCore) throws -> Bool in try core.freeBytes() < bytes }
-    report.retiredIBIs += try deleteChunks(.retiredIBIs, while: notEnough, checkpointEach: true) { core in
+    let comfortable = { @Sendable (core: StoreCore) throws -> Bool in try core.freeBytes() < bytes + headroomBytes }
+    report.retiredIBIs += try deleteChunks(.retiredIBIs, while: comfortable, checkpointEach: true) { core in
       try core.deleteIBIs(where: "1", [], limit: chunkRows)
     }
-    report.retiredMeasurements += try deleteChunks(.retiredMeasurements, while: notEnough, checkpointEach: true) { core in
-      try core.deleteMeasurements(where: "needs_upload = 0 AND quarantined_at IS NULL", [], limit: chunkRows)
+    report.retiredMeasurements += try deleteChunks(.retiredMeasurements, while: comfortable, checkpointEach: true) {
+      core in try core.deleteMeasurements(where: "needs_upload = 0 AND quarantined_at IS NULL", [], limit: chunkRows)
     }
-    report.droppedUnsyncedMeasurements += try deleteChunks(.droppedUnsyncedMeasurements, while: notEnough, checkpointEach: true) { core in
-      try core.deleteMeasurements(where: "1", [], limit: chunkRows)
+    let needed = { @Sendable (core: StoreCore) throws -> Bool in try core.freeBytes() < bytes }
+    report.droppedUnsyncedMeasurements += try deleteChunks(
+      .droppedUnsyncedMeasurements, while: needed, checkpointEach: true
+    ) { core in
+      try core.deleteMeasurements(where: "1", [], limit: Self.unsyncedChunkRows)
     }
     report.usedBytesAfter = try locked { core in try core.usedBytes() }
-    MeasurementStore.logger.error(
-      "disk full: made room in the store",
-      metadata: [
-        "path": "\(path)", "ibis_deleted": "\(report.retiredIBIs)",
-        "uploaded_measurements_deleted": "\(report.retiredMeasurements)",
-        "unsynced_measurements_dropped": "\(report.droppedUnsyncedMeasurements)",
-      ])
+    if report.freedAnything {
+      MeasurementStore.logger.log(
+        level: report.droppedUnsyncedMeasurements > 0 ? .error : .warning, "disk full: made room in the store",
+        metadata: [
+          "path": "\(path)", "ibis_deleted": "\(report.retiredIBIs)",
+          "uploaded_measurements_deleted": "\(report.retiredMeasurements)",
+          "unsynced_measurements_dropped": "\(report.droppedUnsyncedMeasurements)",
+        ])
+    }
     return report
   }
 
-  /// On a (nearly) full disk, keeps enough free pages inside the file for the next `bytes` of rows, so the file
-  /// does not need to grow: deletes the oldest rows ahead of time through `makeRoom`. Does nothing while the file
-  /// system has room. The writer calls it before every commit; it costs one statvfs.
+  /// Before a commit of about `bytes`: while the store is in the full-disk state (a write failed for want of space
+  /// and the reserve could not be allocated again since), keeps that much free inside the file through `makeRoom`,
+  /// so new rows reuse pages and the file never needs to grow at a checkpoint. Otherwise (the normal case, and a
+  /// file system that merely reports 0 free blocks) does nothing: nil.
   @discardableResult
-  public func ensureRoom(forBytes bytes: Int64) throws(StoreError) -> RetentionReport? {
-    let lowWater = max(options.reserveBytes, Self.lowDiskBytes)
-    let (available, free) = try locked { core in (core.availableDiskBytes(), try core.freeBytes()) }
-    guard let available, available < lowWater, free < bytes else { return nil }
-    return try makeRoom(bytes: max(8 * bytes, Self.roomStepBytes))
+  public func ensureRoom(forBytes bytes: Int64, headroomBytes: Int64 = 0) throws(StoreError) -> RetentionReport? {
+    let short = try locked { core in try core.diskFullMode && core.freeBytes() < bytes }
+    guard short else { return nil }
+    return try makeRoom(bytes: bytes, headroomBytes: headroomBytes)
   }
 
-  /// Below this much free disk space the store stops growing its file and reuses its own pages.
-  static let lowDiskBytes: Int64 = 1 << 20
-  /// Free pages to make at a time on a full disk: a few minutes of rows, so clean-ups are not per commit.
-  static let roomStepBytes: Int64 = 256 << 10
+  /// Whether the store is in the full-disk state (see `ensureRoom`).
+  public var isDiskFull: Bool { (try? locked { core in core.diskFullMode }) ?? false }
+
+  /// Rows not yet on the hub are dropped this many at a time on a full disk, each step followed by a check: as few
+  /// as the write needs (about two 1 KiB pages' worth of windows with their index entries).
+  static let unsyncedChunkRows = 8
+
+  /// The reserve kept beside a database on a file system of `totalBytes`: a sixty-fourth of it, at most
+  /// `maximum`, at least `minimumReserveBytes` (enough to fold the WAL back in on a full disk, since the WAL is
+  /// checkpointed at half the reserve). Unknown size (a file system answering 0): `maximum`.
+  public static func reserveSize(maximum: Int64, fileSystemBytes totalBytes: Int64?) -> Int64 {
+    guard maximum > 0 else { return 0 }
+    guard let totalBytes, totalBytes > 0 else { return maximum }
+    return min(maximum, max(minimumReserveBytes, totalBytes / 64))
+  }
+
+  /// The smallest reserve: the WAL then checkpoints every 64 pages (64 KiB with 1 KiB pages), and the clean-up's
+  /// own transactions fit in the other half.
+  static let minimumReserveBytes: Int64 = 128 << 10
 
   // MARK: - Private
 
@@ -224,29 +283,49 @@ extension StoreCore {
   }
 
   /// Creates the reserve file when it is missing and at least as much room again stays free after it, so the
-  /// reserve itself never fills the disk.
+  /// reserve itself never fills the disk. Its size was decided at open from the file system's size. In the
+  /// full-disk state the allocation itself is the test (statvfs may not tell the truth).
   func ensureReserve() {
-    let size = options.reserveBytes
-    guard size > 0, !options.readOnly, access(reservePath, F_OK) != 0 else { return }
-    var info = statvfs()
-    guard statvfs(Self.parentDirectory(of: path), &info) == 0 else { return }
-    let available = Int64(info.f_bavail) * Int64(info.f_frsize)
-    guard available >= 2 * size else { return }
-    if !allocateFile(reservePath, bytes: size) { unlink(reservePath) }
-  }
-
-  /// Bytes available to this user on the database's file system; nil if statvfs fails.
-  func availableDiskBytes() -> Int64? {
-    var info = statvfs()
-    guard statvfs(Self.parentDirectory(of: path), &info) == 0 else { return nil }
-    return Int64(info.f_bavail) * Int64(info.f_frsize)
-  }
-
-  /// Deletes the reserve file, giving its space back to the file system.
-  func releaseReserve() {
-    if unlink(reservePath) == 0 {
-      MeasurementStore.logger.warning("released the store's disk reserve", metadata: ["path": "\(reservePath)"])
+    guard reserveBytes > 0, !options.readOnly, access(reservePath, F_OK) != 0 else { return }
+    if diskFullMode {
+      _ = restoreReserve()
+      return
     }
+    guard let space = diskSpace(), space.availableBytes >= 2 * reserveBytes else { return }
+    if !allocateFile(reservePath, bytes: reserveBytes) { unlink(reservePath) }
+  }
+
+  /// In the full-disk state: allocates the reserve at twice its size and gives half back, which proves there is
+  /// room again beyond it; then leaves the state. False (and no file) when the disk is still full.
+  func restoreReserve() -> Bool {
+    let size = max(reserveBytes, MeasurementStore.minimumReserveBytes)
+    guard allocateFile(reservePath, bytes: 2 * size), truncate(reservePath, off_t(reserveBytes)) == 0 else {
+      unlink(reservePath)
+      return false
+    }
+    if reserveBytes == 0 { unlink(reservePath) }
+    diskFullMode = false
+    MeasurementStore.logger.notice("disk space is back: the store grows again", metadata: ["path": "\(path)"])
+    return true
+  }
+
+  /// The database's file system: its size and what this user may still write (statvfs, or the test hook).
+  func diskSpace() -> DiskSpace? {
+    let directory = Self.parentDirectory(of: path)
+    if let probe = options.diskSpace { return probe(directory) }
+    var info = statvfs()
+    guard statvfs(directory, &info) == 0 else { return nil }
+    return DiskSpace(
+      totalBytes: Int64(info.f_blocks) * Int64(info.f_frsize),
+      availableBytes: Int64(info.f_bavail) * Int64(info.f_frsize))
+  }
+
+  /// Deletes the reserve file, giving its space back to the file system. True when there was one.
+  @discardableResult
+  func releaseReserve() -> Bool {
+    guard unlink(reservePath) == 0 else { return false }
+    MeasurementStore.logger.warning("released the store's disk reserve", metadata: ["path": "\(reservePath)"])
+    return true
   }
 }
 

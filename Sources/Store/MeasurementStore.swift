@@ -32,11 +32,17 @@ public final class MeasurementStore: Sendable {
     public var durability: Durability
     /// How long a writer waits for another process's lock before `StoreError.busy`.
     public var busyTimeoutMs: Int32
-    /// Space kept aside next to the database (`<db>-reserve`) and released when the disk fills, so that the
-    /// emergency clean-up itself has room to run. 0 disables it.
+    /// The most space kept aside next to the database (`<db>-reserve`) and released when the disk fills, so that
+    /// the emergency clean-up itself has room to run. The reserve itself is decided at open from the file system's
+    /// size (a sixty-fourth of it, 128 KiB to this much): a 2 MiB reserve on a 2 MiB card would throw away rows
+    /// while real space remains. 0 disables it.
     public var reserveBytes: Int64
     /// Test hook: caps the database at this many pages (`PRAGMA max_page_count`) to produce SQLITE_FULL.
     public var maxPageCount: Int?
+    /// Test hook: a registered SQLite VFS to open the file through (the power-cut simulator); nil: the default.
+    public var vfs: String?
+    /// Test hook: what the database's file system reports (size, bytes available); nil: statvfs(2).
+    public var diskSpace: (@Sendable (String) -> DiskSpace?)?
     /// The schema steps to apply; tests pass other lists to exercise upgrades and refusals.
     public var migrations: [SchemaMigration]
     /// Page size of a newly created file (bytes, a power of two 512-65536). 1 KiB rather than SQLite's 4 KiB:
@@ -57,10 +63,11 @@ public final class MeasurementStore: Sendable {
       self.migrations = migrations
     }
 
-    /// WAL pages between automatic checkpoints for a file with `pageSize`-byte pages. Everything in the WAL has
-    /// to fit into the main file at the next checkpoint, so on a full disk the reserve must cover it: half the
-    /// reserve, 64-1000 pages. With the defaults (2 MiB reserve, 1 KiB pages): 1000 pages, a WAL of ~1 MiB.
-    public func walAutocheckpointPages(pageSize: Int) -> Int {
+    /// WAL pages between automatic checkpoints for a file with `pageSize`-byte pages and a reserve of
+    /// `reserveBytes`. Everything in the WAL has to fit into the main file at the next checkpoint, so on a full
+    /// disk the reserve must cover it: half the reserve, 64-1000 pages. With a 2 MiB reserve and 1 KiB pages: 1000
+    /// pages, a WAL of ~1 MiB.
+    public static func walAutocheckpointPages(reserveBytes: Int64, pageSize: Int) -> Int {
       guard reserveBytes > 0 else { return 1_000 }
       return min(1_000, max(64, Int(reserveBytes / Int64(2 * max(512, pageSize)))))
     }
@@ -148,6 +155,10 @@ final class StoreCore {
   var resolvedEndedBoots = false
 
   var reservePath: String { path + "-reserve" }
+  /// The disk-full reserve for this file system (decided at open; `Options.reserveBytes` is its ceiling).
+  private(set) var reserveBytes: Int64 = 0
+  /// A write failed for want of space and the reserve could not be allocated again since (`makeRoom`).
+  var diskFullMode = false
 
   // MARK: - Initialization
 
@@ -178,7 +189,7 @@ final class StoreCore {
     do {
       connection = try SQLiteConnection(
         path: path, readOnly: options.readOnly, create: options.create, busyTimeoutMs: options.busyTimeoutMs,
-        immutable: options.readOnly && isOnReadOnlyMedium(path) && fileSize(path + "-wal") == 0)
+        immutable: options.readOnly && isOnReadOnlyMedium(path) && fileSize(path + "-wal") == 0, vfs: options.vfs)
     } catch {
       throw StoreError.from(error, path: path)
     }
@@ -225,8 +236,12 @@ final class StoreCore {
       try connection.execute("PRAGMA synchronous = \(options.durability == .full ? "FULL" : "NORMAL")")
       // Keep a checkpointed WAL file at most this big instead of letting it shrink and regrow.
       try connection.execute("PRAGMA journal_size_limit = \(Self.walSizeLimitBytes)")
+      reserveBytes = MeasurementStore.reserveSize(
+        maximum: options.reserveBytes, fileSystemBytes: diskSpace()?.totalBytes)
       let pageSize = Int(try connection.scalarInt("PRAGMA page_size") ?? 4096)
-      try connection.execute("PRAGMA wal_autocheckpoint = \(options.walAutocheckpointPages(pageSize: pageSize))")
+      let checkpointPages = MeasurementStore.Options.walAutocheckpointPages(
+        reserveBytes: reserveBytes, pageSize: pageSize)
+      try connection.execute("PRAGMA wal_autocheckpoint = \(checkpointPages)")
       connection.persistWAL()
       if let pages = options.maxPageCount { _ = try connection.scalarInt("PRAGMA max_page_count = \(pages)") }
     }

@@ -29,6 +29,8 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
   case invalid(String)
   /// The store was closed by its owner.
   case closed(path: String)
+  /// Another process (pid, when it wrote one) holds the database's writer lock (`DatabaseLock`).
+  case inUse(path: String, pid: Int32?)
 
   // MARK: - Public
 
@@ -65,6 +67,10 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
       return message
     case .closed(let path):
       return "the database \(path) was already closed by this process (a bug in the caller): reopen it"
+    case .inUse(let path, let pid):
+      let owner = pid.map { "another stressmon (pid \($0))" } ?? "another stressmon"
+      return "\(owner) is already measuring into \(path): stop it first (systemctl stop stressmon, or kill "
+        + "\(pid.map(String.init) ?? "it")), or give this run its own --db"
     }
   }
 
@@ -83,6 +89,7 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
     case .sqlite: "sqlite"
     case .invalid: "invalid"
     case .closed: "closed"
+    case .inUse: "in_use"
     }
   }
 

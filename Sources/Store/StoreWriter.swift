@@ -17,64 +17,6 @@ import SyncWire
 /// Thread safety: all state lives in a `Mutex`; a flush holds it while writing, so appends from other tasks wait
 /// for at most one short transaction.
 public final class StoreWriter: Sendable {
-  // MARK: - Nested types
-
-  public struct Policy: Sendable, Equatable {
-    /// Longest a row waits in memory before a commit (seconds). The power-cut loss bound with durability `.full`.
-    public var maxDelaySeconds: Double
-    public var maxBufferedRows: Int
-    /// While the store fails, how often to try again (seconds).
-    public var retryIntervalSeconds: Double
-    /// Memory bound while the store fails: 12 h of windows (one per 10 s) and 4 h of beats at 60 bpm. Beyond
-    /// it the oldest are dropped, counted in `health`.
-    public var memoryLimitMeasurements: Int
-    public var memoryLimitIBIs: Int
-    public var retention: RetentionPolicy
-    /// How often retention runs (seconds).
-    public var retentionIntervalSeconds: Double
-    /// A damaged database is renamed to `<db>.corrupt-<time>` and a new one started (nothing deleted).
-    public var moveAsideCorrupt: Bool
-
-    public init(
-      maxDelaySeconds: Double = 2, maxBufferedRows: Int = 64, retryIntervalSeconds: Double = 30,
-      memoryLimitMeasurements: Int = 4_320, memoryLimitIBIs: Int = 14_400, retention: RetentionPolicy = RetentionPolicy(),
-      retentionIntervalSeconds: Double = 3_600, moveAsideCorrupt: Bool = true
-    ) {
-      self.maxDelaySeconds = maxDelaySeconds
-      self.maxBufferedRows = maxBufferedRows
-      self.retryIntervalSeconds = retryIntervalSeconds
-      self.memoryLimitMeasurements = memoryLimitMeasurements
-      self.memoryLimitIBIs = memoryLimitIBIs
-      self.retention = retention
-      self.retentionIntervalSeconds = retentionIntervalSeconds
-      self.moveAsideCorrupt = moveAsideCorrupt
-    }
-  }
-
-  /// What the daemon shows and logs about storage.
-  public struct Health: Sendable, Equatable {
-    public var bufferedMeasurements = 0
-    public var bufferedIBIs = 0
-    /// The failure category (`StoreError.category`) and its message while the store fails; nil when healthy.
-    public var errorCategory: String?
-    public var errorMessage: String?
-    /// Monotonic time of the first failure of the current failing stretch.
-    public var failingSince: Double?
-    /// Rows given up because memory filled while the store failed.
-    public var droppedMeasurements = 0
-    public var droppedIBIs = 0
-    /// Rows committed by this writer.
-    public var committedMeasurements = 0
-    public var committedIBIs = 0
-    public var lastCommitMonotonic: Double?
-    /// Damaged files moved aside, kept for recovery.
-    public var movedAside: [String] = []
-
-    public var isHealthy: Bool { errorCategory == nil }
-
-    public init() {}
-  }
-
   // MARK: - Properties
 
   public let path: String
@@ -118,6 +60,15 @@ public final class StoreWriter: Sendable {
         Self.logger.error("dropped a measurement with an empty id or non-finite time", metadata: ["id": "\(record.id)"])
         return state.snapshot
       }
+      let wall = clock.reading().wall
+      if max(record.windowEnd, record.modifiedAt) > wall + Self.clockToleranceSeconds {
+        state.health.aheadOfClock += 1
+        if state.health.aheadOfClock == 1 {
+          Self.logger.error(
+            "a measurement is stamped after the clock's now: its times are wrong",
+            metadata: ["id": "\(record.id)", "ahead_s": "\(Int(max(record.windowEnd, record.modifiedAt) - wall))"])
+        }
+      }
       noteBuffered(&state, since: since)
       state.measurements.append(record)
       return flush(&state, force: false)
@@ -130,6 +81,10 @@ public final class StoreWriter: Sendable {
     state.withLock { state in
       let valid = ibis.filter { $0.wall.isFinite && $0.monotonic.isFinite && $0.ibiMs.isFinite }
       guard !valid.isEmpty else { return state.snapshot }
+      if let latest = valid.map(\.wall).max(), latest > clock.reading().wall + Self.clockToleranceSeconds {
+        state.health.aheadOfClock += valid.count
+        Self.logger.error("beat intervals are stamped after the clock's now: their times are wrong")
+      }
       noteBuffered(&state, since: since)
       state.ibis.append(contentsOf: valid)
       return flush(&state, force: false)
@@ -169,6 +124,8 @@ public final class StoreWriter: Sendable {
   /// aside the writer holds a new one, and the old object throws `StoreError.closed`.
   public func currentStore() throws(StoreError) -> MeasurementStore {
     try state.withLock { state throws(StoreError) -> MeasurementStore in
+      // After `close()` nothing opens the file again (a late outbox call during shutdown).
+      guard !state.closed else { throw StoreError.closed(path: path) }
       if state.store == nil { openStore(&state, reading: clock.reading()) }
       guard let store = state.store else {
         throw StoreError.cannotOpen(path: path, reason: state.health.errorMessage ?? "not open")
@@ -177,14 +134,21 @@ public final class StoreWriter: Sendable {
     }
   }
 
-  /// Final flush, checkpoint and close. Rows that still cannot be written are reported in the returned health.
+  /// Final flush, checkpoint and close. Rows that still cannot be written are reported in the returned health,
+  /// and so is how many of this writer's rows the file still holds (`keptMeasurements`).
   @discardableResult
   public func close() -> Health {
     state.withLock { state in
-      let health = flush(&state, force: true)
+      var health = flush(&state, force: true)
+      if let store = state.store, let base = state.baseSequence,
+        let kept = try? store.measurementCount(afterSequence: base)
+      {
+        health.keptMeasurements = min(kept, health.committedMeasurements)
+      }
       try? state.store?.checkpoint()
       state.store?.close()
       state.store = nil
+      state.closed = true
       return health
     }
   }
@@ -246,16 +210,18 @@ public final class StoreWriter: Sendable {
       let ibis = Array(state.ibis.prefix(Self.chunkIBIs))
       let bytes = Int64(records.count * 512 + ibis.count * 64)
       do {
-        try store.ensureRoom(forBytes: bytes)
+        if let report = try store.ensureRoom(forBytes: bytes, headroomBytes: Self.headroomBytes) {
+          state.health.droppedForSpace += report.droppedUnsyncedMeasurements
+        }
         try store.write(records, ibis: ibis, clock: reading)
       } catch .diskFull {
-        try store.makeRoom(bytes: bytes + Self.minimumRoomBytes)
-        try store.write(records, ibis: ibis, clock: reading)
+        try writeMakingRoom(&state, store: store, records: records, ibis: ibis, bytes: bytes, reading: reading)
       } catch .corrupt(let path, let detail) where policy.moveAsideCorrupt {
         Self.logger.error("database damaged: moving it aside", metadata: ["path": "\(path)", "detail": "\(detail)"])
         store.close()
         state.store = nil
         try moveAside(&state, reading: reading)
+        state.baseSequence = 0
         openStore(&state, reading: reading)
         guard let fresh = state.store else { throw StoreError.corrupt(path: path, detail: detail) }
         store = fresh
@@ -268,12 +234,39 @@ public final class StoreWriter: Sendable {
     }
   }
 
+  /// The write failed for want of space: frees room step by step (`makeRoom`: the reserve, beats, uploaded windows,
+  /// and only then the oldest windows not yet uploaded, as few as the write needs) and retries, until the write
+  /// fits or nothing more can be freed (then `diskFull` propagates and the rows stay buffered).
+  private func writeMakingRoom(
+    _ state: inout WriterState, store: MeasurementStore, records: [MeasurementRecord], ibis: [IBIRecord], bytes: Int64,
+    reading: ClockReading
+  ) throws(StoreError) {
+    var needed = bytes
+    while true {
+      let report = try store.makeRoom(bytes: needed, headroomBytes: Self.headroomBytes)
+      state.health.droppedForSpace += report.droppedUnsyncedMeasurements
+      do {
+        try store.write(records, ibis: ibis, clock: reading)
+        return
+      } catch .diskFull(let path) {
+        // Free pages inside the file are not always where the write needs them (its WAL frames, a new index
+        // page): ask for more, as long as something was freed.
+        guard report.freedAnything else { throw .diskFull(path: path) }
+        needed *= 2
+      }
+    }
+  }
+
   /// Rows per transaction when the buffer is written: about 60 KB of pages at most.
   private static let chunkMeasurements = 100
   private static let chunkIBIs = 1_000
 
-  /// Room to free on disk full beyond the chunk itself: a few minutes of rows, so the next commits fit too.
-  private static let minimumRoomBytes: Int64 = 64 << 10
+  /// Room to free on disk full beyond the chunk itself, from beats and uploaded rows only: a few minutes of rows,
+  /// so the next commits fit too.
+  private static let headroomBytes: Int64 = 64 << 10
+
+  /// How far a row may be stamped after the writer's clock reading before it counts as ahead of the clock.
+  private static let clockToleranceSeconds = 1.0
 
   private func openStore(_ state: inout WriterState, reading: ClockReading) {
     do {
@@ -283,12 +276,14 @@ public final class StoreWriter: Sendable {
       do {
         try moveAside(&state, reading: reading)
         state.store = try MeasurementStore(path: path, options: options)
+        state.baseSequence = 0
       } catch {
         noteFailure(&state, error, reading: reading)
       }
     } catch {
       noteFailure(&state, error, reading: reading)
     }
+    if state.baseSequence == nil, let store = state.store { state.baseSequence = try? store.newestSequence() }
   }
 
   /// Renames the database and its WAL/SHM files to `<db>.corrupt-<unix seconds>…`: nothing is deleted.
@@ -375,6 +370,9 @@ private struct WriterState: ~Copyable {
   var oldestBuffered: Double?
   var lastAttempt: Double?
   var lastRetention: Double?
+  /// The newest row number when this writer first opened the file: its own rows are numbered above it.
+  var baseSequence: Int64?
+  var closed = false
   var health = StoreWriter.Health()
 
   /// The health with the buffer counts as they are now.

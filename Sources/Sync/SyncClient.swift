@@ -48,17 +48,26 @@ public final class SyncClient: Sendable {
 
   // MARK: - Public
 
-  /// Sends every pending row once, retrying failures up to `maxAttemptsPerRun` times with backoff. Throws only
-  /// when the outbox itself fails; hub problems end the run with `SyncReport.stoppedBy` set.
+  /// Sends every pending row once, retrying failures up to `maxAttemptsPerRun` times with backoff, all within
+  /// `configuration.deadline` (a request's timeout is cut to what is left of it, and a retry whose wait would pass
+  /// it is not made). Throws only when the outbox itself fails (or the task is cancelled); hub problems and the
+  /// deadline end the run with `SyncReport.stoppedBy` set.
   public func runOnce() async throws -> SyncReport {
     var report = SyncReport()
     var handled: Set<String> = []
     var splits: [[MeasurementRecord]] = []
     var consecutiveFailures = 0
+    var lastProblem: String?
+    let deadline = clock.monotonic() + configuration.deadline
     // Rows waiting when the run began, less those sent since: the backlog each batch reports to the hub.
     var backlog = try outboxCall { try outbox.outboxStatus().pending }
     runLoop: while true {
       try Task.checkCancellation()
+      let remaining = deadline - clock.monotonic()
+      guard remaining > 0 else {
+        report.stoppedBy = .deadline(seconds: configuration.deadline, lastProblem: lastProblem)
+        break
+      }
       let batch: [MeasurementRecord]
       let fromSplit = !splits.isEmpty
       if let next = splits.popLast() {
@@ -73,7 +82,8 @@ public final class SyncClient: Sendable {
       }
       report.requests += 1
       if consecutiveFailures > 0 { report.retries += 1 }
-      switch await send(batch, outboxPending: max(0, backlog - batch.count)) {
+      let timeout = min(configuration.requestTimeout, remaining)
+      switch await send(batch, outboxPending: max(0, backlog - batch.count), timeout: timeout) {
       case .answered(let response):
         consecutiveFailures = 0
         backlog = max(0, backlog - batch.count)
@@ -87,10 +97,19 @@ public final class SyncClient: Sendable {
             metadata: ["id": "\(row.id)", "reason": "\(row.reason ?? "")"])
         }
         report.keptNewer += keptNewer.count
-        for row in response.results where row.status == .rejected {
+        let rejected = response.results.filter { $0.status == .rejected }
+        for row in rejected {
           let reason = "hub rejected the row: " + (row.reason ?? "no reason given")
           try outboxCall { try outbox.quarantine(id: row.id, reason: reason, at: now) }
-          logger.warning("row quarantined", metadata: ["id": "\(row.id)", "reason": "\(reason)"])
+        }
+        if let first = rejected.first {
+          // One line per batch, not per row: a clock gone wrong refuses thousands of rows for the same reason.
+          logger.warning(
+            "rows quarantined",
+            metadata: [
+              "rows": "\(rejected.count)", "first_id": "\(first.id)", "first_reason": "\(first.reason ?? "")",
+            ])
+          report.firstQuarantineReason = report.firstQuarantineReason ?? first.reason
         }
         handled.formUnion(response.results.map(\.id))
         report.uploaded += accepted.count
@@ -99,11 +118,17 @@ public final class SyncClient: Sendable {
       case .retry(let problem, let retryAfter):
         // A half of a split batch is not what the outbox would hand out next: keep it to resend as it is.
         if fromSplit { splits.append(batch) }
+        lastProblem = problem
         guard consecutiveFailures < configuration.maxAttemptsPerRun else {
           report.stoppedBy = .hubUnavailable(attempts: consecutiveFailures + 1, lastProblem: problem)
           break runLoop
         }
         let wait = configuration.backoff.delay(attempt: consecutiveFailures, unitRandom: random(), retryAfter: retryAfter)
+        guard clock.monotonic() + wait < deadline else {
+          // The retry would come after the deadline: stop now rather than sleep until it.
+          report.stoppedBy = .hubUnavailable(attempts: consecutiveFailures + 1, lastProblem: problem)
+          break runLoop
+        }
         consecutiveFailures += 1
         logger.notice(
           "upload failed, retrying",
@@ -121,6 +146,7 @@ public final class SyncClient: Sendable {
           try outboxCall { try outbox.quarantine(id: row.id, reason: text, at: clock.now()) }
           handled.insert(row.id)
           report.quarantined += 1
+          report.firstQuarantineReason = report.firstQuarantineReason ?? text
           logger.warning("row quarantined", metadata: ["id": "\(row.id)", "reason": "\(text)"])
         }
       case .untrusted(let problem):
@@ -133,6 +159,8 @@ public final class SyncClient: Sendable {
         report.stoppedBy = .hubRefused(status: status, message: message)
         logger.info("hub refused this device", metadata: ["status": "\(status)", "message": "\(message)"])
         break runLoop
+      case .cancelled:
+        throw CancellationError()
       }
     }
     report.status = try outboxCall { try outbox.outboxStatus() }
@@ -147,7 +175,11 @@ public final class SyncClient: Sendable {
       var wait = configuration.interval
       do {
         let report = try await runOnce()
-        if let problem = report.stoppedBy {
+        if case .deadline = report.stoppedBy, report.uploaded > 0 {
+          // A backlog larger than one run can send, with the hub taking it: go on soon, this is no failure.
+          failedRuns = 0
+          wait = Self.continueAfterDeadlineSeconds
+        } else if let problem = report.stoppedBy {
           failedRuns += 1
           wait = configuration.backoff.delay(attempt: failedRuns + configuration.maxAttemptsPerRun, unitRandom: random(), retryAfter: nil)
           logger.warning("sync paused", metadata: ["problem": "\(problem)", "next_s": "\(wait.formattedSeconds)"])
@@ -163,6 +195,9 @@ public final class SyncClient: Sendable {
     }
   }
 
+  /// Between background runs when the last one reached its deadline while the hub was taking rows.
+  static let continueAfterDeadlineSeconds = 1.0
+
   // MARK: - Private
 
   private enum BatchOutcome {
@@ -171,9 +206,10 @@ public final class SyncClient: Sendable {
     case batchRefused(status: Int, reason: String)
     case deviceRefused(status: Int, message: String)
     case untrusted(String)
+    case cancelled
   }
 
-  private func send(_ batch: [MeasurementRecord], outboxPending: Int) async -> BatchOutcome {
+  private func send(_ batch: [MeasurementRecord], outboxPending: Int, timeout: Double) async -> BatchOutcome {
     let body: [UInt8]
     do {
       body = try SyncBody.encode(IngestRequest(deviceId: batch[0].deviceId, records: batch, outboxPending: outboxPending))
@@ -190,11 +226,13 @@ public final class SyncClient: Sendable {
     let response: SyncHTTPResponse
     do {
       response = try await transport.post(
-        path: SyncAPI.measurementsPath, body: body, headers: headers, timeout: configuration.requestTimeout)
+        path: SyncAPI.measurementsPath, body: body, headers: headers, timeout: timeout)
     } catch let error as SyncTLSFailure {
       return .untrusted(error.description)
+    } catch is CancellationError {
+      return .cancelled
     } catch {
-      return .retry(problem: "hub unreachable or too slow: \(error)", retryAfter: nil)
+      return .retry(problem: "\(error)", retryAfter: nil)
     }
     return classify(response, batch: batch)
   }

@@ -10,9 +10,12 @@ public struct SyncConfiguration: Sendable {
   public var caFile: String?
   /// Plain HTTP sends the token and the data unencrypted: allowed only when asked for explicitly.
   public var allowInsecureHTTP: Bool
-  /// Seconds to establish a connection, and for a whole request (upload and answer).
+  /// Seconds to establish a connection (a refused one fails at once), and for a whole request: the upload, the
+  /// answer's head and its whole body.
   public var connectTimeout: Double
   public var requestTimeout: Double
+  /// Seconds one run (`runOnce`) may take in all, retries and waits included; the rows left stay in the outbox.
+  public var deadline: Double
   /// Rows per request, at most `SyncAPI.maxBatchRows`.
   public var batchSize: Int
   public var backoff: BackoffPolicy
@@ -23,8 +26,8 @@ public struct SyncConfiguration: Sendable {
 
   public init(
     hubURL: String, token: String, caFile: String? = nil, allowInsecureHTTP: Bool = false,
-    connectTimeout: Double = 10, requestTimeout: Double = 30, batchSize: Int = 500,
-    backoff: BackoffPolicy = .standard, maxAttemptsPerRun: Int = 6, interval: Double = 60
+    connectTimeout: Double = 10, requestTimeout: Double = 30, deadline: Double = Self.defaultDeadline,
+    batchSize: Int = 500, backoff: BackoffPolicy = .standard, maxAttemptsPerRun: Int = 6, interval: Double = 60
   ) {
     self.hubURL = hubURL
     self.token = token
@@ -32,11 +35,16 @@ public struct SyncConfiguration: Sendable {
     self.allowInsecureHTTP = allowInsecureHTTP
     self.connectTimeout = connectTimeout
     self.requestTimeout = requestTimeout
+    self.deadline = deadline
     self.batchSize = batchSize
     self.backoff = backoff
     self.maxAttemptsPerRun = maxAttemptsPerRun
     self.interval = interval
   }
+
+  /// A run's deadline unless told otherwise: a minute, enough for a day's backlog (about 18 batches of 500 rows)
+  /// over a slow link, and short enough that a down hub costs seconds of the run, not minutes.
+  public static let defaultDeadline = 60.0
 
   /// The base URL without a trailing slash, after checking scheme, token and limits.
   public func validatedBaseURL() throws -> String {
@@ -61,8 +69,8 @@ public struct SyncConfiguration: Sendable {
     guard (1...500).contains(batchSize) else {
       throw SyncError.configuration("batch size \(batchSize) must be within 1-500")
     }
-    guard connectTimeout > 0, requestTimeout > 0 else {
-      throw SyncError.configuration("timeouts must be positive")
+    guard connectTimeout > 0, requestTimeout > 0, deadline > 0 else {
+      throw SyncError.configuration("timeouts and the deadline must be positive")
     }
     return url
   }
@@ -72,7 +80,13 @@ public struct SyncConfiguration: Sendable {
 public protocol SyncClock: Sendable {
   /// Seconds since the Unix epoch.
   func now() -> Double
+  /// Seconds on a clock that never steps (deadlines); by default `now()`, which test clocks move by hand.
+  func monotonic() -> Double
   func sleep(seconds: Double) async throws
+}
+
+extension SyncClock {
+  public func monotonic() -> Double { now() }
 }
 
 /// The real clock: `CLOCK_REALTIME` and `Task.sleep`.
@@ -82,6 +96,12 @@ public struct SystemSyncClock: SyncClock {
   public func now() -> Double {
     var spec = timespec()
     clock_gettime(CLOCK_REALTIME, &spec)
+    return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
+  }
+
+  public func monotonic() -> Double {
+    var spec = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &spec)
     return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
   }
 

@@ -9,6 +9,8 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
   case hubUnavailable(attempts: Int, lastProblem: String)
   /// Reading or writing the outbox failed.
   case outbox(String)
+  /// The run reached its deadline (seconds) before the outbox was drained. Rows stay pending.
+  case deadline(seconds: Double, lastProblem: String?)
 
   public var description: String {
     switch self {
@@ -24,10 +26,14 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
       }
       return "the hub refused this device (HTTP \(status): \(message)); \(advice). Nothing was lost: rows stay in the outbox"
     case .hubUnavailable(let attempts, let lastProblem):
-      return "the hub did not take the upload after \(attempts) attempts (last: \(lastProblem)); rows stay in "
-        + "the outbox and will be sent on the next run"
+      return "the hub did not take the upload after \(attempts) attempt\(attempts == 1 ? "" : "s") (last: "
+        + "\(lastProblem)); rows stay in the outbox and will be sent on the next run"
     case .outbox(let message):
       return "outbox: \(message)"
+    case .deadline(let seconds, let lastProblem):
+      let last = lastProblem.map { " (last problem: \($0))" } ?? ""
+      return "sync stopped at its \(seconds.formattedSeconds) s deadline\(last); the rows left stay in the outbox "
+        + "for the next run (a large backlog may need a longer --deadline)"
     }
   }
 }

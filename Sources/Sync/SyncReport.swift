@@ -9,6 +9,8 @@ public struct SyncReport: Sendable, Equatable {
   public var keptNewer = 0
   /// Rows the hub refused for good; they are in the outbox's quarantine with the reason.
   public var quarantined = 0
+  /// The hub's reason for the first row quarantined in this run, for the one-line summary.
+  public var firstQuarantineReason: String?
   /// HTTP requests sent, and how many of them were retries after a failure.
   public var requests = 0
   public var retries = 0

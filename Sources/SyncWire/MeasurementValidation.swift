@@ -70,13 +70,13 @@ extension MeasurementRecord {
   private func timeProblem(now: Double?) -> String? {
     let times: [(String, Double)] = [("window_start", windowStart), ("window_end", windowEnd), ("modified_at", modifiedAt)]
     for (name, value) in times where !(value.isFinite && Self.plausibleEpochRange.contains(value)) {
-      return "\(name) \(value) is not a wall-clock time between 2020 and 2100"
+      return "\(name) \(UTCTime.iso8601(value)) is not a wall-clock time between 2020 and 2100"
     }
     if let now {
       let limit = now + SyncAPI.maxClockSkew
       for (name, value) in times where value > limit {
-        return "\(name) \(value) is \(Int(value - now)) s ahead of the hub's clock (at most "
-          + "\(Int(SyncAPI.maxClockSkew)) s allowed); check the device's clock"
+        return "\(name) \(UTCTime.iso8601(value)) is \(Int(value - now)) s ahead of the hub's clock "
+          + "(\(UTCTime.iso8601(now)); at most \(Int(SyncAPI.maxClockSkew)) s allowed); check the device's clock"
       }
     }
     guard windowEnd >= windowStart else { return "window_end is before window_start" }

@@ -44,17 +44,30 @@ public struct OutboxStatus: Sendable, Equatable, Codable {
   public var quarantined: Int
   /// When the hub last acknowledged a row (seconds since the Unix epoch); nil if never.
   public var lastUploadAt: Double?
+  /// Rows never uploaded that were deleted because the disk was full (the device store counts them; 0 elsewhere).
+  public var droppedForSpace: Int
 
-  public init(pending: Int, waitingForClock: Int, quarantined: Int, lastUploadAt: Double?) {
+  public init(pending: Int, waitingForClock: Int, quarantined: Int, lastUploadAt: Double?, droppedForSpace: Int = 0) {
     self.pending = pending
     self.waitingForClock = waitingForClock
     self.quarantined = quarantined
     self.lastUploadAt = lastUploadAt
+    self.droppedForSpace = droppedForSpace
+  }
+
+  public init(from decoder: any Decoder) throws {
+    let container = try decoder.container(keyedBy: CodingKeys.self)
+    pending = try container.decode(Int.self, forKey: .pending)
+    waitingForClock = try container.decode(Int.self, forKey: .waitingForClock)
+    quarantined = try container.decode(Int.self, forKey: .quarantined)
+    lastUploadAt = try container.decodeIfPresent(Double.self, forKey: .lastUploadAt)
+    droppedForSpace = try container.decodeIfPresent(Int.self, forKey: .droppedForSpace) ?? 0
   }
 
   enum CodingKeys: String, CodingKey {
     case pending, quarantined
     case waitingForClock = "waiting_for_clock"
     case lastUploadAt = "last_upload_at"
+    case droppedForSpace = "dropped_for_space"
   }
 }

@@ -45,7 +45,9 @@ struct StorageOptions: ParsableArguments {
     }
   }
 
-  func open(logger: Logger) async throws -> any HubStorage {
+  /// Opens the storage. `create`: a missing SQLite file (and its default directory) is made; commands that only
+  /// read or change what exists pass false, so a mistyped --db is an error (66) rather than a new, empty hub.
+  func open(logger: Logger, create: Bool = true) async throws -> any HubStorage {
     let storage: any HubStorage
     let postgres = try postgresOptions()
     do {
@@ -53,10 +55,13 @@ struct StorageOptions: ParsableArguments {
         if let password = try password() { options.password = password }
         storage = try PostgresHubStorage(options: options, logger: logger)
       } else {
-        storage = try SQLiteHubStorage(path: HubEnvironment.setting(db, "DB") ?? Self.defaultDatabase())
+        let path = HubEnvironment.setting(db, "DB") ?? (try Self.defaultDatabase(create: create))
+        storage = try SQLiteHubStorage(path: path, create: create)
       }
     } catch let error as HubStorageError {
-      // A PostgreSQL URL that does not parse is a usage error; a SQLite file that cannot be opened or made, 73.
+      // A missing file for a command that only reads is 66; a PostgreSQL URL that does not parse is a usage error;
+      // a SQLite file that cannot be opened or made, 73.
+      if error.missing { throw CLIFailure(code: 66, message: error.message) }
       throw CLIFailure(code: postgres != nil ? 64 : 73, message: "\(error)")
     }
     do {
@@ -68,9 +73,9 @@ struct StorageOptions: ParsableArguments {
     return storage
   }
 
-  /// Opens the storage, runs `body`, closes the storage whatever happened.
-  func with<T>(_ body: (any HubStorage) async throws -> T) async throws -> T {
-    let store = try await open(logger: Logger(label: "stressmon.hub"))
+  /// Opens the storage, runs `body`, closes the storage whatever happened. `create` as for `open`.
+  func with<T>(create: Bool = false, _ body: (any HubStorage) async throws -> T) async throws -> T {
+    let store = try await open(logger: Logger(label: "stressmon.hub"), create: create)
     do {
       let result = try await body(store)
       try? await store.close()
@@ -85,7 +90,9 @@ struct StorageOptions: ParsableArguments {
   /// `StateDirectory`, else in `$XDG_STATE_HOME/stressmon-hub` (`~/.local/state/stressmon-hub`), whose directory is
   /// made 0700. Never the working directory: a hub started from a source tree or `/` would quietly make a database
   /// there, and one started from elsewhere would not find it.
-  static func defaultDatabase(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> String {
+  static func defaultDatabase(
+    environment: [String: String] = ProcessInfo.processInfo.environment, create: Bool = true
+  ) throws -> String {
     let given = { (name: String) in environment[name].flatMap { $0.isEmpty ? nil : $0 } }
     // Hubs before this default kept the file in the working directory: say so rather than start a second, empty one.
     if FileManager.default.fileExists(atPath: "stressmon-hub.sqlite") {
@@ -105,6 +112,7 @@ struct StorageOptions: ParsableArguments {
     } else {
       throw CLIFailure.usage("no database given and no HOME to keep one in; pass --db PATH or set STRESSMON_HUB_DB")
     }
+    guard create else { return directory + "/hub.sqlite" }
     do {
       try FileManager.default.createDirectory(
         atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])

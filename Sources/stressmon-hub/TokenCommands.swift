@@ -64,7 +64,7 @@ struct TokenCreateCommand: AsyncParsableCommand {
     let file = try out.map { try PrivateFile.create($0) }
     let created: (id: String, token: String)
     do {
-      created = try await storage.with { store in
+      created = try await storage.with(create: true) { store in
         try await HubTokens.create(kind: kind, deviceId: device, storage: store, now: Date().timeIntervalSince1970)
       }
     } catch let error as HubStorageError {

@@ -58,6 +58,7 @@ struct ExportCommand: ParsableCommand {
       throw CLIFailure.cannotCreate("cannot create \(temporary): \(String(cString: strerror(errno))); check the directory")
     }
     var count = 0
+    var devices: [String: Int] = [:]
     do {
       let sink = FileSink(file: file, path: temporary)
       let encoder = JSONEncoder()
@@ -67,6 +68,7 @@ struct ExportCommand: ParsableCommand {
         try store.forEachPage(MeasurementQuery(since: range.since, until: range.until)) { page in
           var text = ""
           for row in page {
+            devices[row.record.deviceId, default: 0] += 1
             if format == .csv {
               text += MeasurementExport.csvLine(row) + "\n"
             } else {
@@ -90,10 +92,11 @@ struct ExportCommand: ParsableCommand {
       throw CLIFailure.cannotCreate("cannot move the export into place as \(out): \(reason)")
     }
     if json {
-      try CLIOutput.json(ExportSummary(path: out, format: format.rawValue, count: count))
+      try CLIOutput.json(ExportSummary(path: out, format: format.rawValue, count: count, devices: devices))
     } else {
       let scope = range.since == nil && range.until == nil ? "" : " " + range.text
-      CLIOutput.line("Exported \(count) measurements\(scope) to \(out) (\(format.rawValue)).")
+      let of = devices.isEmpty ? "" : " of " + HistoryCommand.deviceList(devices)
+      CLIOutput.line("Exported \(count) measurements\(of)\(scope) to \(out) (\(format.rawValue)).")
     }
   }
 }
@@ -103,6 +106,8 @@ struct ExportSummary: Encodable {
   var path: String
   var format: String
   var count: Int
+  /// Rows per device id.
+  var devices: [String: Int]
 }
 
 /// Buffered writes to an open C stream, with errors (disk full) reported as one CLI failure.

@@ -9,8 +9,8 @@ struct HistoryCommand: ParsableCommand {
     commandName: "history",
     abstract: "Show the stored measurements (one line per 10-s window result).",
     discussion: """
-      Lists what the monitor stored: time, stress category and level, HRV and heart rate, confidence, and \
-      whether the window is on the hub yet. Uncategorised windows (no contact, poor signal) show why.
+      Lists what the monitor stored: time, device, stress category and level, HRV and heart rate, confidence, \
+      and whether the window is on the hub yet. Uncategorised windows (no contact, poor signal) show why.
 
       Times are shown in local time. Rows measured before the board's clock was synchronised are marked: \
       "corrected" once their time was recomputed from the monotonic clock, "clock not set" while waiting, \
@@ -73,7 +73,10 @@ struct HistoryCommand: ParsableCommand {
       CLIOutput.line("No measurements \(range.text) in \(path).")
       return
     }
-    for row in rows { CLIOutput.line(Self.line(row)) }
+    var devices: [String: Int] = [:]
+    for row in rows { devices[row.record.deviceId, default: 0] += 1 }
+    let width = min(Self.maxDeviceWidth, devices.keys.map(\.count).max() ?? 0)
+    for row in rows { CLIOutput.line(Self.line(row, deviceWidth: width)) }
     var counts: [String: Int] = [:]
     for row in rows { counts[row.upload.name, default: 0] += 1 }
     let notes = [
@@ -81,14 +84,28 @@ struct HistoryCommand: ParsableCommand {
       ("clock_unresolved", "with an unknown clock (kept, not uploaded)"), ("quarantined", "refused by the hub"),
     ].compactMap { key, text in counts[key].map { "\($0) \(text)" } }
     CLIOutput.line(
-      "\(rows.count) windows from \(ISO8601Time.formatLocal(first.record.windowEnd)) to "
+      "\(rows.count) windows of \(Self.deviceList(devices)) from \(ISO8601Time.formatLocal(first.record.windowEnd)) to "
         + "\(ISO8601Time.formatLocal(last.record.windowEnd)): " + notes.joined(separator: ", ") + ".")
+    if devices.count > 1 {
+      CLIOutput.error(
+        "warning: \(path) holds the windows of \(devices.count) devices; one database should hold one wearer's "
+          + "(give each device its own --db)")
+    }
   }
 
-  /// One window as a line: time, category (name and level), HRV, HR, confidence, clock and upload notes.
-  static func line(_ row: StoredMeasurement) -> String {
+  /// "device demo" or "devices alice (5), bob (5)".
+  static func deviceList(_ devices: [String: Int]) -> String {
+    guard devices.count > 1 else { return "device " + (devices.keys.first ?? "?") }
+    return "devices " + devices.sorted { $0.key < $1.key }.map { "\($0.key) (\($0.value))" }.joined(separator: ", ")
+  }
+
+  /// Widest device column in the text listing (longer ids are shown whole, shifting their line).
+  static let maxDeviceWidth = 20
+
+  /// One window as a line: time, device, category (name and level), HRV, HR, confidence, clock and upload notes.
+  static func line(_ row: StoredMeasurement, deviceWidth: Int = 0) -> String {
     let r = row.record
-    var text = ISO8601Time.formatLocal(r.windowEnd) + "  "
+    var text = ISO8601Time.formatLocal(r.windowEnd) + "  " + pad(r.deviceId, deviceWidth) + " "
     if let category = r.category, let level = r.stressLevel {
       text += pad(category.rawValue, 9) + pad(level.formatted(decimals: 0), 4)
     } else {
@@ -162,7 +179,7 @@ enum StoreFailure {
     switch error {
     case .missing, .cannotOpen: .noInput(error.description)
     case .corrupt, .notAStressmonDatabase, .newerSchema, .invalid: .badData(error.description)
-    case .busy: .unavailable(error.description)
+    case .busy, .inUse: .unavailable(error.description)
     case .diskFull, .readOnly, .io: .ioError(error.description)
     case .sqlite, .closed: .internalError(error.description)
     }

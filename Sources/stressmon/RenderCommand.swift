@@ -52,7 +52,8 @@ struct RenderCommand: ParsableCommand {
   var time: String?
 
   @Option(name: .long, help: ArgumentHelp(
-    "Status line item, repeatable: no-contact, learning[:N/M], offline:N (unsynced rows), clock.",
+    "Status line item, repeatable: no-contact, learning[:N/M], offline:N (unsynced rows), disk-full:N (rows lost), "
+      + "clock.",
     valueName: "status"))
   var status: [String] = []
 
@@ -140,8 +141,15 @@ struct RenderCommand: ParsableCommand {
         throw ValidationError("--status offline:N needs the number of unsynced measurements, e.g. offline:12, got '\(text)'")
       }
       return .offline(unsynced: count)
+    case "disk-full":
+      guard parts.count == 2, let count = Int(parts[1]), count >= 0 else {
+        throw ValidationError(
+          "--status disk-full:N needs the number of measurements lost, e.g. disk-full:3, got '\(text)'")
+      }
+      return .diskFull(dropped: count)
     default:
-      throw ValidationError("--status must be no-contact, learning[:N/M], offline:N or clock, got '\(text)'")
+      throw ValidationError(
+        "--status must be no-contact, learning[:N/M], offline:N, disk-full:N or clock, got '\(text)'")
     }
   }
 

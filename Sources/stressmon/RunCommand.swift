@@ -118,10 +118,20 @@ struct RunCommand: AsyncParsableCommand {
     } catch {
       throw CLIFailure(code: error.sysexitCode, message: error.description)
     }
+    let database = summary.database ?? "the store"
     if summary.unwrittenMeasurements > 0 {
       throw CLIFailure.ioError(
-        "\(summary.unwrittenMeasurements) measurement(s) could not be written to \(summary.database ?? "the store"); "
+        "\(summary.unwrittenMeasurements) measurement(s) could not be written to \(database); "
           + "check the disk and the file's permissions (see the log above)")
+    }
+    if summary.droppedForSpace > 0 {
+      throw CLIFailure.ioError(
+        "the disk holding \(database) is full: \(summary.droppedForSpace) measurement(s) not yet uploaded were "
+          + "deleted to make room (oldest first); free space on the disk and sync soon")
+    }
+    if summary.aheadOfClock > 0 {
+      throw CLIFailure.internalError(
+        "\(summary.aheadOfClock) row(s) were stamped after the clock's now; please report this bug (see the log above)")
     }
   }
 

@@ -116,6 +116,9 @@ final class RunEventPrinter: Sendable {
     if !status.faults.isEmpty {
       text = "error: " + status.faults.map(\.description).joined(separator: "; ") + " (" + text + ")"
     }
+    if let dropped = status.droppedForSpace, dropped > 0 {
+      text += "; disk full: \(dropped) measurements not yet uploaded deleted"
+    }
     return text
   }
 
@@ -157,6 +160,10 @@ final class RunEventPrinter: Sendable {
       if let database = summary.database {
         lines.append("Stored: \(summary.storedMeasurements) measurements, \(summary.storedIBIs) beat intervals in "
           + "\(database). History: stressmon history --db \(database)")
+        if summary.droppedForSpace > 0 {
+          lines.append("Disk full: \(summary.droppedForSpace) measurements not yet uploaded were deleted to make room "
+            + "(the oldest first).")
+        }
       }
     }
     if let image = summary.panelImage {
@@ -214,6 +221,7 @@ final class RunEventPrinter: Sendable {
       o.integer("baseline_windows", status.baselineProgress?.windows)
       o.integer("baseline_needed", status.baselineProgress?.needed)
       o.integer("unsynced", status.unsynced)
+      o.integer("dropped_for_space", status.droppedForSpace)
     case .window(let record, let summary, let at):
       o.string("event", "window")
       o.time(at)
@@ -297,6 +305,8 @@ final class RunEventPrinter: Sendable {
       o.integer("stored_measurements", summary.storedMeasurements)
       o.integer("stored_ibis", summary.storedIBIs)
       o.integer("unwritten_measurements", summary.unwrittenMeasurements)
+      o.integer("dropped_for_space", summary.droppedForSpace)
+      o.integer("ahead_of_clock", summary.aheadOfClock)
       o.string("db", summary.database)
       o.string("panel_image", summary.panelImage)
       o.integer("panel_full_refreshes", summary.panelFullRefreshes)

@@ -20,7 +20,9 @@ struct SyncCommand: AsyncParsableCommand {
 
       The connection uses HTTPS with certificate verification. --ca-file trusts a private CA; plain HTTP \
       needs --insecure-http (the token would travel unencrypted). Failures are retried with randomised \
-      exponential backoff (1 s doubling up to 5 min) and the hub's Retry-After is obeyed.
+      exponential backoff (1 s doubling up to 5 min) and the hub's Retry-After is obeyed. A refused connection \
+      fails at once; each request, answer included, gets --timeout seconds; a --once run ends within --deadline \
+      seconds whatever the hub does, leaving what it could not send in the outbox.
 
       Examples:
         stressmon sync --once --hub https://hub.local:8443 \\
@@ -31,8 +33,8 @@ struct SyncCommand: AsyncParsableCommand {
           --token-file token --outbox /tmp/outbox
 
       Exit codes: 0 outbox drained (or --status, --requeue), 64 bad option or a --requeue id that is not \
-      quarantined, 66 token file missing, 69 hub unreachable \
-      or refusing this device (rows stay in the outbox), 74 outbox unreadable.
+      quarantined, 65 the hub refused rows (quarantined: see --status), 66 token file or store missing, 69 hub \
+      unreachable, refusing this device or the deadline reached (rows stay in the outbox), 74 outbox unreadable.
       """
   )
 
@@ -70,8 +72,17 @@ struct SyncCommand: AsyncParsableCommand {
   @Flag(name: .customLong("insecure-http"), help: "Allow a plain http:// hub URL (token and data unencrypted).")
   var insecureHTTP = false
 
-  @Option(name: .long, help: ArgumentHelp("Seconds allowed for one upload request.", valueName: "s"))
+  @Option(
+    name: .long,
+    help: ArgumentHelp("Seconds allowed for one upload request, the whole answer included.", valueName: "s"))
   var timeout: Double = 30
+
+  @Option(
+    name: .long,
+    help: ArgumentHelp(
+      "Seconds a --once run may take in all, retries included (default \(Int(SyncConfiguration.defaultDeadline))).",
+      valueName: "s"))
+  var deadline: Double = SyncConfiguration.defaultDeadline
 
   @Option(name: .customLong("connect-timeout"), help: ArgumentHelp("Seconds allowed to connect, TLS handshake included.", valueName: "s"))
   var connectTimeout: Double = 10
@@ -99,9 +110,10 @@ struct SyncCommand: AsyncParsableCommand {
     guard let hub else { throw CLIFailure.usage("--hub URL is required to sync (or use --status)") }
     guard let tokenFile else { throw CLIFailure.usage("--token-file PATH is required to sync") }
     guard timeout > 0, timeout <= 600, connectTimeout > 0, connectTimeout <= 600, interval > 0, backoffBase > 0,
-      backoffCap >= backoffBase
+      backoffCap >= backoffBase, deadline > 0, deadline <= 86_400
     else {
-      throw CLIFailure.usage("--timeout and --connect-timeout must be within 0-600 s and --interval positive")
+      throw CLIFailure.usage(
+        "--timeout and --connect-timeout must be within 0-600 s, --deadline within 0-86400 s and --interval positive")
     }
     let token: String
     do {
@@ -113,7 +125,7 @@ struct SyncCommand: AsyncParsableCommand {
     }
     let configuration = SyncConfiguration(
       hubURL: hub, token: token, caFile: caFile, allowInsecureHTTP: insecureHTTP, connectTimeout: connectTimeout,
-      requestTimeout: timeout,
+      requestTimeout: timeout, deadline: deadline,
       backoff: BackoffPolicy(base: backoffBase, cap: backoffCap, maxRetryAfter: BackoffPolicy.standard.maxRetryAfter),
       interval: interval)
     let transport: AsyncHTTPTransport
@@ -131,7 +143,11 @@ struct SyncCommand: AsyncParsableCommand {
     }
     let report: SyncReport
     do {
-      report = try await client.runOnce()
+      // The client keeps to the deadline itself; this bound holds even if something below it does not.
+      report = try await withTimeLimit(deadline + Self.deadlineGraceSeconds) { try await client.runOnce() }
+    } catch is TimeLimitExceeded {
+      throw CLIFailure.unavailable(
+        SyncError.deadline(seconds: deadline, lastProblem: "the last request did not end").description)
     } catch {
       try? await transport.shutdown()
       throw CLIFailure.ioError("\(error)")
@@ -146,7 +162,16 @@ struct SyncCommand: AsyncParsableCommand {
       CLIOutput.error(problem.description)
       throw ExitCode(69)
     }
+    if report.quarantined > 0 {
+      throw CLIFailure.badData(
+        "the hub refused \(report.quarantined) row(s), now quarantined (first: "
+          + "\(report.firstQuarantineReason ?? "?")); see 'stressmon sync --status', fix the cause, then 'stressmon sync --requeue all'")
+    }
   }
+
+  /// Beyond the deadline, how long a run whose request ignores cancellation is waited for before the command gives
+  /// up on it.
+  static let deadlineGraceSeconds = 5.0
 
   // MARK: - Private
 
@@ -180,10 +205,16 @@ struct SyncCommand: AsyncParsableCommand {
     }
     var text = "Outbox: \(status.pending) pending, \(status.waitingForClock) waiting for the clock to synchronise, "
       + "\(status.quarantined) quarantined. "
-    text += status.lastUploadAt.map { "Last upload \(Self.ago($0)) ago." } ?? "Nothing uploaded yet."
+    text += status.lastUploadAt.map { "Last upload \(ISO8601Time.formatLocal($0)) (\(Self.ago($0)) ago)." }
+      ?? "Nothing uploaded yet."
     CLIOutput.line(text)
+    if status.droppedForSpace > 0 {
+      CLIOutput.line(
+        "Disk full: \(status.droppedForSpace) measurements were deleted before they could be uploaded (the oldest "
+          + "first); free space on the device's disk.")
+    }
     for row in quarantined {
-      CLIOutput.line("  quarantined \(row.id): \(row.reason)")
+      CLIOutput.line("  quarantined \(row.id) at \(ISO8601Time.formatLocal(row.at)): \(row.reason)")
     }
   }
 
@@ -229,6 +260,9 @@ struct SyncCommand: AsyncParsableCommand {
       text += " \(report.keptNewer) rows were not stored: the hub keeps a newer version of them."
     }
     if report.status.quarantined > 0 { text += " See 'stressmon sync --status' for the reasons." }
+    if report.status.droppedForSpace > 0 {
+      text += " \(report.status.droppedForSpace) rows were deleted for disk space before they could be uploaded."
+    }
     return text
   }
 

@@ -197,4 +197,33 @@ struct HubAdministrationTests {
     #expect(request?["request_id"] as? String == "probe-7")
     #expect(request?["path"] as? String == "/healthz" && request?["status"] as? String == "200")
   }
+
+  @Test("commands that read or change what exists never create a database: a mistyped --db is exit 66")
+  func readCommandsDoNotCreate() async throws {
+    let directory = try TemporaryDirectory("hub-cli")
+    defer { directory.remove() }
+    let typo = directory.file("typo.sqlite")
+    for arguments in [["token", "list"], ["token", "revoke", "0123456789ab"], ["device", "delete", "desk-1", "--yes"]] {
+      let result = try await offload { try CLIRunner.run(arguments + ["--db", typo], product: "stressmon-hub") }
+      #expect(result.status == 66, "\(arguments): \(result.stderr)")
+      #expect(result.stderr.contains("no hub database at \(typo)"), "\(result.stderr)")
+      #expect(result.stderr.split(separator: "\n").count == 1, "one line: \(result.stderr)")
+      #expect(!FileManager.default.fileExists(atPath: typo), "\(arguments) created \(typo)")
+    }
+    // Without --db either: the default place is neither made nor filled.
+    let home = directory.file("home")
+    let unset = ["STRESSMON_HUB_DB": "", "STRESSMON_HUB_POSTGRES": "", "STATE_DIRECTORY": "", "XDG_STATE_HOME": ""]
+    let list = try await offload {
+      try CLIRunner.run(["token", "list"], product: "stressmon-hub", environment: unset.merging(["HOME": home]) { $1 })
+    }
+    #expect(list.status == 66, "\(list.stderr)")
+    #expect(!FileManager.default.fileExists(atPath: home), "token list made \(home)")
+    // token create does make it, and token list then reads it.
+    let created = try await offload {
+      try CLIRunner.run(["token", "create", "--reader", "--db", typo], product: "stressmon-hub")
+    }
+    #expect(created.status == 0, "\(created.stderr)")
+    let listed = try await offload { try CLIRunner.run(["token", "list", "--db", typo], product: "stressmon-hub") }
+    #expect(listed.status == 0 && listed.stdout.contains("reader"), "\(listed.stderr)")
+  }
 }

@@ -53,7 +53,9 @@ struct FileSystemFailureTests {
     let intervals = try SessionGenerator.realIntervals()
     var appended: [MeasurementRecord] = []
     var sawFull = false
-    for _ in 0..<16 {
+    // Hours of data until windows not yet uploaded had to go, and two more hours on the full disk.
+    var hoursAfterDrops = 0
+    for _ in 0..<48 where hoursAfterDrops < 2 {
       let hour = generator.run(intervals)
       for record in hour.records { writer.append(record) }
       for chunk in stride(from: 0, to: hour.ibis.count, by: 100) {
@@ -62,17 +64,91 @@ struct FileSystemFailureTests {
       appended += hour.records
       let status = try writer.currentStore().status()
       sawFull = sawFull || status.retiredIBIs > 0
+      if status.droppedUnsyncedMeasurements > 0 { hoursAfterDrops += 1 }
     }
     let health = writer.flush()
     #expect(sawFull, "the tmpfs never filled: the test proves nothing")
     #expect(health.isHealthy, "\(health)")
     let store = try writer.currentStore()
     let status = try store.status()
-    // Every window is either in the file or counted as dropped for lack of space.
+    // Every window is either in the file or counted as dropped for lack of space, by the file and by the writer.
+    #expect(status.droppedUnsyncedMeasurements > 0, "the disk never filled beyond the beats: the test proves little")
     #expect(status.measurements + status.droppedUnsyncedMeasurements + health.droppedMeasurements == appended.count)
+    #expect(health.droppedForSpace == status.droppedUnsyncedMeasurements)
+    #expect(try store.outboxStatus().droppedForSpace == status.droppedUnsyncedMeasurements)
     // What is kept is the newest, complete and in order.
     #expect(try store.measurements().map(\.record.id) == appended.suffix(status.measurements).map(\.id))
     #expect(try store.integrityCheck() == ["ok"])
+    // And what the writer reports as stored is what the file holds, not what it once committed.
+    let closed = writer.close()
+    #expect(closed.keptMeasurements == status.measurements)
+    #expect(closed.committedMeasurements > status.measurements)
+  }
+
+  @Test("A small card nearly full (2 MiB, 1.9 MiB free): the reserve fits the card and every row is kept")
+  func smallCardKeepsEveryRow() throws {
+    // The case: 200 s of data (15 windows, a few hundred beats) on a 2 MiB tmpfs with 100 KiB used.
+    let mount = try ScratchMount(sizeKiB: 2048)
+    defer { mount.unmount() }
+    try Data(count: 100 << 10).write(to: URL(fileURLWithPath: mount.path + "/filler"))
+    let path = mount.path + "/stressmon.db"
+    let clock = TestClock(wall: may2024, synchronised: true)
+    let writer = StoreWriter(path: path, clock: clock)
+    var generator = SessionGenerator(clock: clock)
+    let session = generator.run(try SessionGenerator.realIntervals().prefix(300))
+    for record in session.records { writer.append(record) }
+    writer.append(session.ibis)
+    let health = writer.close()
+    #expect(health.isHealthy, "\(health)")
+    let store = try MeasurementStore(path: path, options: .reading)
+    defer { store.close() }
+    let status = try store.status()
+    #expect(session.records.count >= 15)
+    #expect(status.measurements == session.records.count)
+    #expect(status.ibis == session.ibis.count)
+    #expect(status.droppedUnsyncedMeasurements == 0 && status.retiredIBIs == 0)
+    #expect(health.keptMeasurements == session.records.count && health.droppedForSpace == 0)
+    // The reserve was sized from the card (a sixty-fourth, at least 128 KiB), not the 2 MiB of a large card.
+    let reserve = (try? FileManager.default.attributesOfItem(atPath: path + "-reserve")[.size] as? Int) ?? 0
+    #expect(reserve == 128 << 10)
+  }
+
+  @Test("Full, then space comes back: rows are dropped only while the disk is really full")
+  func spaceComesBack() throws {
+    let mount = try ScratchMount(sizeKiB: 2048)
+    defer { mount.unmount() }
+    let filler = mount.path + "/filler"
+    try Data(count: 1_200 << 10).write(to: URL(fileURLWithPath: filler))
+    let path = mount.path + "/stressmon.db"
+    let clock = TestClock(wall: may2024, synchronised: true)
+    let writer = StoreWriter(
+      path: path, clock: clock, policy: StoreWriter.Policy(maxBufferedRows: 400, retryIntervalSeconds: 0))
+    var generator = SessionGenerator(clock: clock)
+    let intervals = try SessionGenerator.realIntervals()
+    // Given a disk filled until windows not yet uploaded had to go
+    var hours = 0
+    while try writer.currentStore().status().droppedUnsyncedMeasurements == 0 && hours < 24 {
+      let hour = generator.run(intervals)
+      for record in hour.records { writer.append(record) }
+      writer.append(hour.ibis)
+      hours += 1
+    }
+    let droppedWhileFull = try writer.currentStore().status().droppedUnsyncedMeasurements
+    #expect(droppedWhileFull > 0, "the disk never filled")
+    #expect(try writer.currentStore().isDiskFull)
+    // When space is freed on the disk (another file removed)
+    unlink(filler)
+    let before = try writer.currentStore().status().measurements
+    let hour = generator.run(intervals)
+    for record in hour.records { writer.append(record) }
+    writer.append(hour.ibis)
+    let health = writer.flush()
+    // Then the next hour is stored whole, and nothing more is dropped
+    #expect(health.isHealthy, "\(health)")
+    let status = try writer.currentStore().status()
+    #expect(status.droppedUnsyncedMeasurements == droppedWhileFull)
+    #expect(status.measurements == before + hour.records.count)
+    #expect(try !writer.currentStore().isDiskFull)
     writer.close()
   }
 

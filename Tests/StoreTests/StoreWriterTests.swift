@@ -154,4 +154,20 @@ struct StoreWriterTests {
     #expect(health.isHealthy)
     #expect(try MeasurementStore(path: path, options: .reading).measurements().map(\.record) == Array(records.suffix(100)))
   }
+
+  @Test("a row stamped after the writer's clock is counted (a bug upstream) and still stored, never silently")
+  func rowAheadOfClockIsCounted() throws {
+    let fixture = try StoreFixture("ahead")
+    defer { fixture.directory.remove() }
+    let clock = TestClock(wall: may2024, synchronised: true)
+    let writer = StoreWriter(path: fixture.path, clock: clock)
+    var generator = SessionGenerator(clock: clock)
+    var records = generator.run(try SessionGenerator.realIntervals().prefix(200)).records
+    #expect(writer.append(records[0]).aheadOfClock == 0, "stamped by the clock: not ahead")
+    records[1].windowEnd = clock.reading().wall + 120
+    records[1].windowStart = records[1].windowEnd - 60
+    #expect(writer.append(records[1]).aheadOfClock == 1)
+    let health = writer.close()
+    #expect(health.aheadOfClock == 1 && health.keptMeasurements == 2)
+  }
 }

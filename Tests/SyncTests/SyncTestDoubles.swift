@@ -23,6 +23,7 @@ final class ScriptedTransport: SyncTransport {
     var request: IngestRequest
     var headers: [(name: String, value: String)]
     var gzip: Bool
+    var timeout: Double
   }
 
   private let script: Mutex<[Step]>
@@ -40,7 +41,9 @@ final class ScriptedTransport: SyncTransport {
     -> SyncHTTPResponse
   {
     let request = try SyncBody.decode(body)
-    log.withLock { $0.append(Sent(request: request, headers: headers, gzip: SyncBody.isGzip(body))) }
+    log.withLock {
+      $0.append(Sent(request: request, headers: headers, gzip: SyncBody.isGzip(body), timeout: timeout))
+    }
     let step = script.withLock { $0.isEmpty ? fallback : $0.removeFirst() }
     switch step {
     case .answer(let status, let headers, let body):
@@ -93,6 +96,9 @@ final class RecordingClock: SyncClock {
 
   func now() -> Double { fixedNow }
 
+  /// Time passes only by the sleeps (the deadline counts them).
+  func monotonic() -> Double { sleeps.withLock { $0.reduce(0, +) } }
+
   func sleep(seconds: Double) async throws {
     sleeps.withLock { $0.append(seconds) }
   }
@@ -112,9 +118,9 @@ final class SequenceRandom: Sendable {
 }
 
 extension SyncConfiguration {
-  static func test(batchSize: Int = 500, maxAttempts: Int = 6) -> SyncConfiguration {
+  static func test(batchSize: Int = 500, maxAttempts: Int = 6, deadline: Double = 3_600) -> SyncConfiguration {
     SyncConfiguration(
-      hubURL: "https://hub.test", token: "0123456789abcdef", batchSize: batchSize,
+      hubURL: "https://hub.test", token: "0123456789abcdef", deadline: deadline, batchSize: batchSize,
       backoff: BackoffPolicy(base: 1, cap: 8, maxRetryAfter: 60), maxAttemptsPerRun: maxAttempts)
   }
 }
