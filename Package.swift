@@ -121,7 +121,7 @@ let package = Package(
     .target(
       name: "Hub",
       dependencies: [
-        "SyncWire", "StressModel", "SQLite", "DayReport",
+        "SyncWire", "StressModel", "SQLite", "DayReport", "Raster",
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HummingbirdCore", package: "hummingbird"),
         .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -229,8 +229,8 @@ let package = Package(
     .testTarget(
       name: "HubTests",
       dependencies: [
-        "Hub", "SQLite", "Sync", "SyncWire", "Store", "StressModel", "DayReport", "SyncTestSupport", "TestSupport",
-        "ServerTestSupport",
+        "Hub", "SQLite", "Sync", "SyncWire", "Store", "StressModel", "DayReport", "Raster", "SyncTestSupport",
+        "TestSupport", "ServerTestSupport",
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HummingbirdCore", package: "hummingbird"),
         .product(name: "HummingbirdTLS", package: "hummingbird"),
