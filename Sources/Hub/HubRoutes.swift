@@ -22,7 +22,8 @@ public enum HubRoutes {
     router.add(middleware: HubErrorMiddleware(routes: routes))
     let access = HubAccess(storage: storage, options: options, metrics: metrics, logger: logger)
     let ingest = IngestHandler(storage: storage, access: access, options: options, metrics: metrics)
-    let pages = FleetRoutes(storage: storage, access: access, options: options)
+    let renderer = PageRenderer()
+    let pages = FleetRoutes(storage: storage, access: access, options: options, renderer: renderer)
 
     router.post(RouterPath(SyncAPI.measurementsPath)) { request, context in
       try await ingest.handle(request, logger: context.logger)
@@ -80,24 +81,16 @@ public enum HubRoutes {
       guard credential.deviceId == nil else {
         throw HubError(.forbidden, "forbidden_device", "/metrics covers every device: it needs a reader token of all devices")
       }
+      var text = ByteBuffer(bytes: metrics.exposition())
+      text.writeString(try await DeviceGauges.exposition(storage: storage, options: options))
       return Response(
         status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
-        body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.exposition())))
-    }
-
-    router.get("/kiosk/:device") { request, context in
-      let device = try validDevice(context.parameters.get("device"))
-      _ = try await access.kiosk(request, device: device)
-      return HTMLPage.response(KioskPage.document(try await kioskView(device, storage: storage, options: options)))
-    }
-
-    router.get("/kiosk/:device/panel") { request, context in
-      let device = try validDevice(context.parameters.get("device"))
-      _ = try await access.kiosk(request, device: device)
-      return HTMLPage.response(KioskPage.panel(try await kioskView(device, storage: storage, options: options)))
+        body: ResponseBody(byteBuffer: text))
     }
 
     pages.add(to: router)
+    KioskRoutes(storage: storage, access: access, options: options, renderer: renderer).add(to: router)
+    PageScript.add(to: router)
     routes.record(router.routes)
     return router
   }
@@ -107,12 +100,6 @@ public enum HubRoutes {
       throw HubError(.badRequest, "invalid_device", "\(parameter) must be \(SyncIdentifiers.deviceIdRule)")
     }
     return id
-  }
-
-  private static func kioskView(_ device: String, storage: any HubStorage, options: HubOptions) async throws -> KioskView {
-    let now = options.now()
-    let record = try await storage.latest(deviceId: device, notAfter: now + SyncAPI.maxClockSkew)
-    return KioskView(deviceId: device, record: record, now: now, options: options)
   }
 
   /// A `FeedPage` built from the stored JSON of its rows, without decoding them (the same bytes
@@ -136,20 +123,24 @@ public enum HubRoutes {
 enum HTMLPage {
   static let referrerPolicy = HTTPField.Name("Referrer-Policy")!
 
-  /// The start of every page: doctype, language, charset, viewport, title (escaped) and style.
-  static func head(title: String, style: String) -> String {
-    """
-    <!DOCTYPE html>
-    <html lang="en">
-    <head>
-    <meta charset="utf-8">
-    <meta name="viewport" content="width=device-width, initial-scale=1">
-    <title>\(HTML.escape(title))</title>
-    <style>
-    \(style)
-    </style>
-    </head>
-    """
+  /// The start of every page: doctype, language, charset, viewport, title (escaped), style and the page script
+  /// (a file: no inline script). A page that updates itself names `refreshSeconds`: a reload then, for a
+  /// browser without scripts.
+  static func head(title: String, style: String, refreshSeconds: Int? = nil) -> String {
+    let fallback = refreshSeconds.map { "\n<noscript><meta http-equiv=\"refresh\" content=\"\($0)\"></noscript>" } ?? ""
+    return """
+      <!DOCTYPE html>
+      <html lang="en">
+      <head>
+      <meta charset="utf-8">
+      <meta name="viewport" content="width=device-width, initial-scale=1">
+      <title>\(HTML.escape(title))</title>\(fallback)
+      \(PageScript.tag)
+      <style>
+      \(style)
+      </style>
+      </head>
+      """
   }
 
   static func response(_ html: String, status: HTTPResponse.Status = .ok) -> Response {
@@ -158,7 +149,7 @@ enum HTMLPage {
       headers: [
         .contentType: "text/html; charset=utf-8", .cacheControl: "no-store", Self.referrerPolicy: "no-referrer",
         .contentSecurityPolicy:
-          "default-src 'self'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'",
+          "default-src 'self'; style-src 'unsafe-inline'; script-src 'self'; img-src 'self' data:; frame-ancestors 'none'",
       ],
       body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
   }
