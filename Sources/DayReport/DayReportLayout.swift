@@ -132,7 +132,8 @@ enum DayReportLayout {
   static func footerLines(_ timeline: DayTimeline, _ summary: DaySummary, span: Range<Double>) -> [String] {
     let day = timeline.day
     let zoomed = span.lowerBound > day.start || span.upperBound < day.end
-    let shown = zoomed ? "Shown \(day.clockText(span.lowerBound))-\(day.clockText(span.upperBound)), the measured span. " : ""
+    let range = "\(day.clockText(span.lowerBound))-\(day.clockText(span.upperBound))"
+    let shown = zoomed ? "Shown \(range), the measured span. " : ""
     let perPixel = Int(((span.upperBound - span.lowerBound) / Double(ReportGeometry.plotWidth)).rounded())
     var lines = [
       "\(shown)Times in \(LocalDay.zoneText(epochSeconds: day.start)). Results every \(Int(timeline.stepSeconds)) s, "

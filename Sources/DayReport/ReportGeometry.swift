@@ -1,7 +1,8 @@
 import Raster
 
 /// Where things go on the day report: one horizontal time axis shared by the three charts (the whole day, or
-/// zoomed to part of it), and a vertical value axis per chart. Public so tests (and anyone overlaying the picture) can map times and values to pixels.
+/// zoomed to part of it), and a vertical value axis per chart. Public so tests (and anyone overlaying the picture)
+/// can map times and values to pixels.
 public struct ReportGeometry: Sendable {
   // MARK: - Constants (pixels)
 

@@ -49,7 +49,8 @@ enum FleetPage {
       data it had.</p>
       <main>
       <h1>Fleet</h1>
-      <div id="live" data-refresh="\(HTML.escape(view.link(live: true)))" data-refresh-ms="\(refreshMs)">\(live(view))</div>
+      <div id="live" data-refresh="\(HTML.escape(view.link(live: true)))" data-refresh-ms="\(refreshMs)">\
+      \(live(view))</div>
       </main>
       </body>
       </html>
@@ -64,7 +65,8 @@ enum FleetPage {
     if page.devices.isEmpty {
       rows = page.total == 0
         ? "<tr><td colspan=\"9\">No devices yet: create one with 'stressmon-hub token create --device ID'.</td></tr>"
-        : "<tr><td colspan=\"9\">No devices on this page: <a href=\"\(HTML.escape(view.link(page: 1)))\">first page</a>.</td></tr>"
+        : "<tr><td colspan=\"9\">No devices on this page: "
+          + "<a href=\"\(HTML.escape(view.link(page: 1)))\">first page</a>.</td></tr>"
     }
     let first = page.devices.isEmpty ? 0 : view.query.offset + 1
     let last = view.query.offset + page.devices.count
@@ -147,7 +149,8 @@ enum FleetPage {
         + "<span>\(category.displayName)\(quiet ? " <small>(stale)</small>" : "")</span></td>"
       categoryName = category.rawValue
     } else if let record = device.latest {
-      cells += "<td class=\"category\" data-label=\"Category\">Uncategorised: \(HTML.escape(record.quality.displayText))</td>"
+      cells += "<td class=\"category\" data-label=\"Category\">"
+        + "Uncategorised: \(HTML.escape(record.quality.displayText))</td>"
       categoryName = "uncategorised"
     } else {
       cells += "<td class=\"category\" data-label=\"Category\">No data yet</td>"

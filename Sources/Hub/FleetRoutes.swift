@@ -69,7 +69,8 @@ struct FleetRoutes: Sendable {
           ],
           body: ResponseBody(byteBuffer: ByteBuffer(string: svg)))
       }
-      return HTMLPage.response(try await renderer.run { DayPage.document(page, records: try StoredPayload.decode(payloads)) })
+      return HTMLPage.response(
+        try await renderer.run { DayPage.document(page, records: try StoredPayload.decode(payloads)) })
     }
 
     router.get("/devices/:id/weeks/:day") { request, context in
@@ -89,7 +90,8 @@ struct FleetRoutes: Sendable {
   static func day(_ date: String, suffix: String) throws -> LocalDay {
     let shaped = date.utf8.enumerated().allSatisfy { [4, 7].contains($0) ? $1 == 0x2D : (0x30...0x39).contains($1) }
     guard date.utf8.count == 10, shaped else {
-      throw HubError(.badRequest, "invalid_day", "the day must be a date YYYY-MM-DD \(suffix)".trimmingCharacters(in: .whitespaces))
+      let rule = "the day must be a date YYYY-MM-DD \(suffix)".trimmingCharacters(in: .whitespaces)
+      throw HubError(.badRequest, "invalid_day", rule)
     }
     guard let day = LocalDay(parsing: date) else {
       throw HubError(.notFound, "no_such_day", "\(date) is not a day of the calendar (or not within 1970-2199)")

@@ -42,11 +42,25 @@ extension OpenAPIDocument {
             - readerBasic: []
             - readerKey: []
           parameters:
-            - {name: sort, in: query, required: false, schema: {type: string, enum: [\(DeviceOrder.allCases.map(\.rawValue).joined(separator: ", "))]}}
-            - {name: dir, in: query, required: false, description: desc reverses the order's natural direction., schema: {type: string, enum: [asc, desc]}}
+            - name: sort
+              in: query
+              required: false
+              schema: {type: string, enum: [\(DeviceOrder.allCases.map(\.rawValue).joined(separator: ", "))]}
+            - name: dir
+              in: query
+              required: false
+              description: desc reverses the order's natural direction.
+              schema: {type: string, enum: [asc, desc]}
             - {name: page, in: query, required: false, schema: {type: integer, minimum: 1, maximum: 999999999}}
-            - {name: limit, in: query, required: false, schema: {type: integer, minimum: 1, maximum: \(PageQuery.maxFleetPageSize)}}
-            - {name: part, in: query, required: false, description: live gives the part of the page that updates itself., schema: {type: string, enum: [live]}}
+            - name: limit
+              in: query
+              required: false
+              schema: {type: integer, minimum: 1, maximum: \(PageQuery.maxFleetPageSize)}
+            - name: part
+              in: query
+              required: false
+              description: live gives the part of the page that updates itself.
+              schema: {type: string, enum: [live]}
           responses:
             '200': {description: The fleet page., content: {text/html: {schema: {type: string}}}}
             '400': {$ref: '#/components/responses/Error'}
@@ -90,8 +104,16 @@ extension OpenAPIDocument {
               required: true
               description: A local day of the hub's time zone; one that does not exist (2026-02-30) is 404.
               schema: {type: string, pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}(\\.svg)?$'}
-            - {name: zoom, in: query, required: false, description: 'day: the whole day; measured (default): the measured span.', schema: {type: string, enum: [day, measured]}}
-            - {name: page, in: query, required: false, description: 'A day of more rows than a page holds is drawn a page at a time.', schema: {type: integer, minimum: 1, maximum: 999999999}}
+            - name: zoom
+              in: query
+              required: false
+              description: 'day: the whole day; measured (default): the measured span.'
+              schema: {type: string, enum: [day, measured]}
+            - name: page
+              in: query
+              required: false
+              description: A day of more rows than a page holds is drawn a page at a time.
+              schema: {type: integer, minimum: 1, maximum: 999999999}
           responses:
             '200':
               description: The day page, or the picture as SVG.

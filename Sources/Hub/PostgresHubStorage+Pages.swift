@@ -43,8 +43,9 @@ extension PostgresHubStorage {
       SELECT d.device_id, d.first_seen_at, d.last_upload_at, d.outbox_pending, d.outbox_quarantined,
         (SELECT payload::text FROM measurements m WHERE m.device_id = d.device_id AND m.window_end <= \(request.notAfter)
          ORDER BY m.window_end DESC, m.id DESC LIMIT 1)
-      FROM devices d WHERE (\(request.deviceId)::text IS NULL OR d.device_id = \(request.deviceId))
-      ORDER BY \(unescaped: order) LIMIT \(Int64(max(0, request.limit))) OFFSET \(Int64(max(0, request.offset)))
+      FROM (SELECT * FROM devices d WHERE (\(request.deviceId)::text IS NULL OR d.device_id = \(request.deviceId))
+        ORDER BY \(unescaped: order) LIMIT \(Int64(max(0, request.limit))) OFFSET \(Int64(max(0, request.offset)))) d
+      ORDER BY \(unescaped: order)
       """, logger: logger)
     var devices: [DeviceSummary] = []
     for try await (device, firstSeen, lastUpload, pending, quarantined, payload) in rows.decode(

@@ -75,13 +75,14 @@ enum SQLiteHubSchema {
   /// The fleet page and the gauges sort and count devices by their newest window: its end, level and HRV are kept
   /// on the device's row (refreshed by every upload, `SQLiteHubStorage.refreshDevice`), with the rows the device
   /// holds in quarantine, so a fleet of any size is paged from an index instead of reading every device's rows.
+  private static let skew = Int(SyncAPI.maxClockSkew)
   private static let version3 = """
     ALTER TABLE devices ADD COLUMN outbox_quarantined INTEGER;
     ALTER TABLE devices ADD COLUMN latest_window_end REAL;
     ALTER TABLE devices ADD COLUMN latest_level REAL;
     ALTER TABLE devices ADD COLUMN latest_hrv REAL;
     UPDATE devices SET (latest_window_end, latest_level, latest_hrv) = (
-      \(SQLiteHubStorage.newestWindowSQL(device: "devices.device_id", notAfter: "unixepoch() + \(Int(SyncAPI.maxClockSkew))")));
+      \(SQLiteHubStorage.newestWindowSQL(device: "devices.device_id", notAfter: "unixepoch() + \(skew)")));
     CREATE INDEX devices_latest_window ON devices (latest_window_end);
     CREATE INDEX devices_latest_level ON devices (latest_level);
     CREATE INDEX devices_latest_hrv ON devices (latest_hrv);

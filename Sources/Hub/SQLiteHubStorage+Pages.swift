@@ -42,13 +42,16 @@ extension SQLiteHubStorage {
         values.append(.text(device))
       }
       var rows: [(String, Double, Double?, Int?, Int?, String?)] = []
+      // The page is chosen from the devices table alone; only its rows then look up their newest window.
+      let order = Self.orderSQL(request.order, descending: request.descending)
       try connection.query(
         """
         SELECT d.device_id, d.first_seen_at, d.last_upload_at, d.outbox_pending, d.outbox_quarantined,
           (SELECT payload FROM measurements m WHERE m.device_id = d.device_id AND m.window_end <= ?1
            ORDER BY m.window_end DESC, m.id DESC LIMIT 1)
-        FROM devices d \(filter) ORDER BY \(Self.orderSQL(request.order, descending: request.descending))
-        LIMIT \(max(0, request.limit)) OFFSET \(max(0, request.offset))
+        FROM (SELECT * FROM devices d \(filter) ORDER BY \(order)
+          LIMIT \(max(0, request.limit)) OFFSET \(max(0, request.offset))) d
+        ORDER BY \(order)
         """, values
       ) { row in
         rows.append((
@@ -136,7 +139,8 @@ extension SQLiteHubStorage {
         """, [.integer(Int64(max(0, limit)))]
       ) { row in
         states.append(DeviceState(
-          deviceId: row.text(0) ?? "", lastUploadAt: row.optionalDouble(1), outboxPending: row.isNull(2) ? nil : row.int(2),
+          deviceId: row.text(0) ?? "", lastUploadAt: row.optionalDouble(1),
+          outboxPending: row.isNull(2) ? nil : row.int(2),
           outboxQuarantined: row.isNull(3) ? nil : row.int(3), latestWindowEnd: row.optionalDouble(4),
           latestLevel: row.optionalDouble(5), latestHrvMs: row.optionalDouble(6)))
       }

@@ -134,7 +134,8 @@ struct TrendChart {
   private func polyline(_ points: [(Double, Double)], colour: RGBColour) -> String {
     guard !points.isEmpty else { return "" }
     // A single slot is a short dash, so it still shows.
-    let drawn = points.count == 1 ? [(points[0].0 - size.line, points[0].1), (points[0].0 + size.line, points[0].1)] : points
+    let (x, y) = points[0]
+    let drawn = points.count == 1 ? [(x - size.line, y), (x + size.line, y)] : points
     return "<polyline points=\"\(drawn.map { "\(n($0.0)),\(n($0.1))" }.joined(separator: " "))\" fill=\"none\" "
       + "stroke=\"\(colour.hexString)\" stroke-width=\"\(n(size.line))\" stroke-linejoin=\"round\" "
       + "stroke-linecap=\"round\"/>"

@@ -35,12 +35,25 @@ struct WeekView: Sendable {
 /// not scored densely hatched, no data sparsely hatched, the time still to come left blank). Each day links to its
 /// day page.
 enum WeekPage {
-  static let labelWidth = 120.0
-  static let plotWidth = 864.0
-  static let rowHeight = 40.0
+  /// The grid for a wide screen, and a narrow one for a phone (the page shows one of them by CSS): its text and
+  /// its pattern pixels stay readable at 360 px.
+  struct Layout {
+    var labelWidth: Double
+    var plotWidth: Double
+    var rowHeight: Double
+    var totalWidth: Double
+    var font: Double
+    var hourStep: Int
+    var idPrefix: String
+
+    static let wide = Layout(
+      labelWidth: 120, plotWidth: 864, rowHeight: 40, totalWidth: 120, font: 15, hourStep: 3, idPrefix: "week-")
+    static let narrow = Layout(
+      labelWidth: 58, plotWidth: 288, rowHeight: 34, totalWidth: 0, font: 12, hourStep: 6, idPrefix: "weekn-")
+  }
+
   static let rowGap = 8.0
   static let top = 26.0
-  static let totalWidth = 120.0
 
   static func document(_ view: WeekView) -> String {
     let device = HTML.escape(view.device)
@@ -49,11 +62,17 @@ enum WeekPage {
     let next = LocalDay.containing(epochSeconds: last.end + 43_200)
     let links = view.links
     var nav = "<a href=\"\(HTML.escape(links.fleet))\">← Fleet</a>"
-      + "<a href=\"\(HTML.escape(links.week(view.device, previous)))\" rel=\"prev\">← Week of \(WeekView.days(containing: previous)[0])</a>"
+      + "<a href=\"\(HTML.escape(links.week(view.device, previous)))\" rel=\"prev\">"
+      + "← Week of \(WeekView.days(containing: previous)[0])</a>"
     if next.start <= view.now {
       nav += "<a href=\"\(HTML.escape(links.week(view.device, next)))\" rel=\"next\">Week of \(next) →</a>"
     }
-    return HTMLPage.head(title: "\(view.device) · week of \(first) · stressmon", style: FleetPage.style) + """
+    let style = FleetPage.style + """
+
+      figure.narrow { display: none; }
+      @media (max-width: 760px) { figure.wide { display: none; } figure.narrow { display: block; } }
+      """
+    return HTMLPage.head(title: "\(view.device) · week of \(first) · stressmon", style: style) + """
 
       <body data-now="\(PageTime.stamp(view.now))">
       <main>
@@ -61,33 +80,39 @@ enum WeekPage {
       <h1>\(device) · week of \(first.weekdayName) \(first)</h1>
       <p class="meta">Each cell is a quarter of an hour, in the category of its last window; the hub's time zone \
       (\(HTML.escape(LocalDay.zoneText(epochSeconds: first.start)))). Days link to their day view.</p>
-      <figure id="week">\(svg(view))</figure>
+      <figure id="week" class="wide">\(svg(view))</figure>
+      <figure id="week-narrow" class="narrow">\(svg(view, layout: .narrow))</figure>
       </main>
       </body>
       </html>
       """
   }
 
-  static func svg(_ view: WeekView) -> String {
+  static func svg(_ view: WeekView, layout: Layout = .wide) -> String {
+    let (labelWidth, plotWidth, rowHeight, totalWidth) =
+      (layout.labelWidth, layout.plotWidth, layout.rowHeight, layout.totalWidth)
+    let prefix = layout.idPrefix
     let height = top + Double(view.days.count) * (rowHeight + rowGap) + 30
-    let width = labelWidth + plotWidth + totalWidth
     var defs = ""
     for category in StressCategory.allCases {
       defs += KioskIconSVG.patternElement(
-        category.pattern, id: "week-\(category.rawValue)", ink: ReportStyle.bandInk(category).hexString,
+        category.pattern, id: "\(prefix)\(category.rawValue)", ink: ReportStyle.bandInk(category).hexString,
         paper: ReportStyle.bandPaper(category).hexString, scale: 2)
     }
-    defs += hatch(id: "week-unscored", spacing: 4, ink: "#8E8E93", paper: "#F2F2F7")
-    defs += hatch(id: "week-nodata", spacing: 8, ink: "#C7C7CC", paper: "#FFFFFF")
-    let face = "font-family=\"system-ui, DejaVu Sans, sans-serif\" font-size=\"15\""
+    defs += hatch(id: "\(prefix)unscored", spacing: 4, ink: "#8E8E93", paper: "#F2F2F7")
+    defs += hatch(id: "\(prefix)nodata", spacing: 8, ink: "#C7C7CC", paper: "#FFFFFF")
+    let face = "font-family=\"system-ui, DejaVu Sans, sans-serif\" font-size=\"\(n(layout.font))\""
     let font = face + " fill=\"#1C1C1E\""
     var body = ""
     let byBucket = Dictionary(view.points.map { ($0.bucket, $0) }, uniquingKeysWith: { a, _ in a })
     for (row, day) in view.days.enumerated() {
       let y = top + Double(row) * (rowHeight + rowGap)
       func x(_ time: Double) -> Double { labelWidth + (time - day.start) / day.duration * plotWidth }
-      let label = "\(String(day.weekdayName.prefix(3))) \(day.day) \(Self.month(day.month))"
-      body += "<a href=\"\(HTML.escape(view.links.day(view.device, day)))\"><text x=\"0\" y=\"\(n(y + rowHeight / 2 + 5))\" "
+      let label = layout.totalWidth > 0
+        ? "\(String(day.weekdayName.prefix(3))) \(day.day) \(Self.month(day.month))"
+        : "\(String(day.weekdayName.prefix(3))) \(day.day)"
+      body += "<a href=\"\(HTML.escape(view.links.day(view.device, day)))\">"
+        + "<text x=\"0\" y=\"\(n(y + rowHeight / 2 + 5))\" "
         + "\(face) fill=\"#0040A0\" text-decoration=\"underline\">\(label)</text></a>"
       // Runs of quarter-hours of one kind, drawn as one rect each.
       var runs: [(kind: String, start: Double, end: Double)] = []
@@ -97,10 +122,10 @@ enum WeekPage {
         let slotEnd = min(day.end, slotStart + WeekView.slotSeconds)
         let kind: String
         if let bucket = view.buckets.bucket(of: slotStart + 1), let point = byBucket[bucket] {
-          kind = point.category.map { "week-\($0.rawValue)" } ?? "week-unscored"
+          kind = point.category.map { "\(prefix)\($0.rawValue)" } ?? "\(prefix)unscored"
           measured += 1
         } else {
-          kind = slotStart >= view.now ? "" : slotEnd > view.now ? "now" : "week-nodata"
+          kind = slotStart >= view.now ? "" : slotEnd > view.now ? "now" : "\(prefix)nodata"
         }
         if let lastRun = runs.last, lastRun.kind == kind {
           runs[runs.count - 1].end = slotEnd
@@ -112,7 +137,7 @@ enum WeekPage {
       for run in runs where !run.kind.isEmpty && run.kind != "now" {
         let left = x(run.start)
         body += "<rect x=\"\(n(left))\" y=\"\(n(y))\" width=\"\(n(x(run.end) - left))\" height=\"\(n(rowHeight))\" "
-          + "fill=\"url(#\(run.kind))\" data-kind=\"\(run.kind.dropFirst(5))\"/>"
+          + "fill=\"url(#\(run.kind))\" data-kind=\"\(run.kind.dropFirst(prefix.count))\"/>"
       }
       body += "<rect x=\"\(n(labelWidth))\" y=\"\(n(y))\" width=\"\(n(plotWidth))\" height=\"\(n(rowHeight))\" "
         + "fill=\"none\" stroke=\"#8E8E93\" stroke-width=\"1\"/>"
@@ -120,19 +145,25 @@ enum WeekPage {
         body += "<rect x=\"\(n(x(view.now) - 1))\" y=\"\(n(y - 3))\" width=\"2\" height=\"\(n(rowHeight + 6))\" "
           + "fill=\"#1C1C1E\"/>"
       }
-      let total = DaySummary.duration(minutes: Double(measured) * WeekView.slotSeconds / 60)
-      body += "<text x=\"\(n(labelWidth + plotWidth + 10))\" y=\"\(n(y + rowHeight / 2 + 5))\" \(font)>"
-        + "\(measured == 0 ? "–" : total)</text>"
+      if totalWidth > 0 {
+        let total = DaySummary.duration(minutes: Double(measured) * WeekView.slotSeconds / 60)
+        body += "<text x=\"\(n(labelWidth + plotWidth + 10))\" y=\"\(n(y + rowHeight / 2 + 5))\" \(font)>"
+          + "\(measured == 0 ? "–" : total)</text>"
+      }
     }
     let axisY = top + Double(view.days.count) * (rowHeight + rowGap) + 12
-    for hour in stride(from: 0, through: 24, by: 3) {
+    for hour in stride(from: 0, through: 24, by: layout.hourStep) {
       let x = labelWidth + Double(hour) / 24 * plotWidth
-      body += "<text x=\"\(n(x))\" y=\"\(n(axisY))\" \(font) text-anchor=\"middle\">\(hour < 10 ? "0" : "")\(hour):00</text>"
+      body += "<text x=\"\(n(x))\" y=\"\(n(axisY))\" \(font) text-anchor=\"middle\">"
+        + "\(hour < 10 ? "0" : "")\(hour):00</text>"
     }
     body += "<text x=\"\(n(labelWidth))\" y=\"16\" \(font) font-weight=\"600\">Stress by quarter-hour</text>"
-    body += "<text x=\"\(n(labelWidth + plotWidth + 10))\" y=\"16\" \(font) font-weight=\"600\">With data</text>"
-    return "<svg class=\"week\" role=\"img\" aria-labelledby=\"week-title\" viewBox=\"0 0 \(n(width)) \(n(height))\" "
-      + "xmlns=\"http://www.w3.org/2000/svg\"><title id=\"week-title\">\(HTML.escape(description(view)))</title>"
+    if totalWidth > 0 {
+      body += "<text x=\"\(n(labelWidth + plotWidth + 10))\" y=\"16\" \(font) font-weight=\"600\">With data</text>"
+    }
+    let width = labelWidth + plotWidth + max(totalWidth, 24)
+    return "<svg class=\"week\" role=\"img\" aria-labelledby=\"\(prefix)title\" viewBox=\"0 0 \(n(width)) \(n(height))\" "
+      + "xmlns=\"http://www.w3.org/2000/svg\"><title id=\"\(prefix)title\">\(HTML.escape(description(view)))</title>"
       + "<defs>\(defs)</defs>\(body)</svg>"
   }
 

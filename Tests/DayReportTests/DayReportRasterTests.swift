@@ -145,7 +145,8 @@ struct DayReportRasterTests {
       // The pattern's contrast with its paper is the same for every category (the light yellow and orange bands
       // were faint), and the near-black stress line reads on both (WCAG 1.4.11: 3:1 for graphics)
       let contrast = WCAGContrast.ratio(ink, paper)
-      #expect(contrast >= ReportStyle.bandInkContrast && contrast < ReportStyle.bandInkContrast + 0.4, "\(category) \(contrast)")
+      let target = ReportStyle.bandInkContrast
+      #expect(contrast >= target && contrast < target + 0.4, "\(category) \(contrast)")
       #expect(WCAGContrast.ratio(ReportStyle.stressLine, ink) >= 3)
       #expect(WCAGContrast.ratio(ReportStyle.stressLine, paper) >= 3)
       #expect(WCAGContrast.luminance(ink) < WCAGContrast.luminance(paper))

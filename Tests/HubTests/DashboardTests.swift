@@ -108,7 +108,10 @@ struct DashboardTests {
       storage: storage, options: HubOptions(readRate: 0.01, readBurst: 2),
       limits: ConnectionLimits(headerTimeout: 0.3), metrics: Self.metrics)
     try await hub.start()
-    let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
+    // One request per connection: the hub cuts a connection idle past its (short) header timeout
+    var configuration = HTTPClient.Configuration()
+    configuration.maximumUsesPerConnection = 1
+    let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     func call(_ path: String, token: String, body: [UInt8]? = nil) async throws -> (Int, String) {
       var request = HTTPClientRequest(url: hub.baseURL + path)
       request.method = body == nil ? .GET : .POST
@@ -124,7 +127,8 @@ struct DashboardTests {
     var exposition = ""
     do {
       let row = try kioskRecord(.mild, device: "desk-1", now: now, age: 30)
-      let body = try JSONEncoder().encode(IngestRequest(deviceId: "desk-1", records: [row], outboxPending: 3, outboxQuarantined: 1))
+      let batch = IngestRequest(deviceId: "desk-1", records: [row], outboxPending: 3, outboxQuarantined: 1)
+      let body = try JSONEncoder().encode(batch)
       #expect(try await call(SyncAPI.measurementsPath, token: device, body: Array(body)).0 == 200)
       for _ in 0..<3 { _ = try await call("/devices", token: greedy) }
       let slow = try RawSocket(port: hub.port)

@@ -149,7 +149,8 @@ struct KioskBrowserTests {
     let left = image.width / 2 - iconSize / 2
     let leaf = category.icon == .leaf
     let centre = leaf
-      ? ((IconGeometry.leafTipLow.x + IconGeometry.leafTipHigh.x) / 2, (IconGeometry.leafTipLow.y + IconGeometry.leafTipHigh.y) / 2)
+      ? ((IconGeometry.leafTipLow.x + IconGeometry.leafTipHigh.x) / 2,
+         (IconGeometry.leafTipLow.y + IconGeometry.leafTipHigh.y) / 2)
       : (0.5, 0.62)
     // The first ink row is the shape's top, which lies this far below the icon box's top
     let shapeTop: Double

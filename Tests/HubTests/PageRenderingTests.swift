@@ -39,7 +39,8 @@ struct PageRenderingTests {
   func localTimes() {
     let html = PageTime.time(1_764_590_700)
     #expect(html == "<time datetime=\"2025-12-01T12:05:00Z\" data-ts=\"1764590700\">12:05 UTC, 1 Dec 2025</time>")
-    #expect(PageTime.ageSpan(of: now - 600, now: now) == "<span class=\"age\" data-ts=\"\(Int(now) - 600)\">(10 min ago)</span>")
+    let span = "<span class=\"age\" data-ts=\"\(Int(now) - 600)\">(10 min ago)</span>"
+    #expect(PageTime.ageSpan(of: now - 600, now: now) == span)
   }
 
   @Test("a stale kiosk turns grey, keeps its icon and pattern, and leads with the warning")
@@ -145,6 +146,7 @@ struct PageRenderingTests {
     let earlier = days.filter { $0.end <= noon }.count
     #expect(count("nodata") == earlier + 2)
     #expect(svg.components(separatedBy: "data-kind=").count - 1 == earlier + 5)
-    #expect(WeekPage.description(view) == "Week of \(days[0]), by quarter-hour: Relaxed 1 h 00 min, High 30 min, Not scored 15 min.")
+    #expect(WeekPage.description(view)
+      == "Week of \(days[0]), by quarter-hour: Relaxed 1 h 00 min, High 30 min, Not scored 15 min.")
   }
 }

@@ -63,7 +63,8 @@ enum PageScenes {
       _ = try await HubTokens.create(deviceId: device, storage: storage, now: now - 86_400)
       let (calm, peak, at) = plans[category] ?? (20, 40, 1)
       var rows = try session(
-        device: device, now: now, hours: 6, step: 120, salt: UInt64(offset), profile: day(calm: calm, peak: peak, peakHours: at))
+        device: device, now: now, hours: 6, step: 120, salt: UInt64(offset),
+        profile: day(calm: calm, peak: peak, peakHours: at))
       rows[rows.count - 1] = kioskRecord(rows[rows.count - 1], category, now: now, age: 40)
       for chunk in stride(from: 0, to: rows.count, by: 500) {
         _ = try await storage.upsert(

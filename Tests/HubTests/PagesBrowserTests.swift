@@ -237,7 +237,8 @@ struct PagesBrowserTests {
         "\(icon).html", "<!DOCTYPE html><html><body style=\"margin:0;background:#fff\">"
           + "<svg width=\"\(size)\" height=\"\(size)\" viewBox=\"0 0 100 100\" xmlns=\"http://www.w3.org/2000/svg\">"
           + "<path d=\"\(KioskIconSVG.path(icon))\" fill=\"#000\"/></svg></body></html>")
-      guard let image = try await Self.shot("file://\(html)", (size, size), "icon-\(icon).png", in: directory) else { return }
+      let shot = try await Self.shot("file://\(html)", (size, size), "icon-\(icon).png", in: directory)
+      guard let image = shot else { return }
       let mask = IconRenderer.shapeMask(icon, size: size)
       var agree = 0
       for y in 0..<size {
@@ -248,7 +249,8 @@ struct PagesBrowserTests {
     // The relaxed icon, outline, gap and stem included, against the panel's own leaf
     let leaf = KioskIconSVG.svg(for: .relaxed, ink: KioskContrast.black, paper: KioskContrast.white)
       .replacingOccurrences(of: "<svg class=\"icon\"", with: "<svg width=\"\(size)\" height=\"\(size)\"")
-    let html = try directory.write("leaf.html", "<!DOCTYPE html><html><body style=\"margin:0;background:#fff\">\(leaf)</body></html>")
+    let html = try directory.write(
+      "leaf.html", "<!DOCTYPE html><html><body style=\"margin:0;background:#fff\">\(leaf)</body></html>")
     guard let image = try await Self.shot("file://\(html)", (size, size), "leaf.png", in: directory) else { return }
     let panel = IconRenderer.render(.leaf, pattern: .solid, size: size)
     var agree = 0
