@@ -129,7 +129,7 @@ let package = Package(
     .target(
       name: "Hub",
       dependencies: [
-        "SyncWire", "StressModel", "SQLite", "DayReport", "CommandSupport", "CZlib",
+        "SyncWire", "StressModel", "SQLite", "DayReport", "Raster", "CommandSupport", "CZlib",
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HummingbirdCore", package: "hummingbird"),
         .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -244,8 +244,8 @@ let package = Package(
     .testTarget(
       name: "HubTests",
       dependencies: [
-        "Hub", "SQLite", "Sync", "SyncWire", "Store", "StressModel", "DayReport", "SyncTestSupport", "TestSupport",
-        "ServerTestSupport", "CommandSupport", "CSQLiteCrashVFS", "Platform",
+        "Hub", "SQLite", "Sync", "SyncWire", "Store", "StressModel", "DayReport", "Raster", "SyncTestSupport",
+        "TestSupport", "ServerTestSupport", "CommandSupport", "CSQLiteCrashVFS", "Platform",
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HummingbirdCore", package: "hummingbird"),
         .product(name: "HummingbirdTLS", package: "hummingbird"),

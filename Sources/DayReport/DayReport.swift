@@ -1,8 +1,9 @@
 import StressModel
 import SyncWire
 
-/// A picture of one day for a person: stress level over the category bands, HRV and heart rate on a 24-hour
-/// axis, with gaps and unscored windows shown as such, plus the day's numbers.
+/// A picture of one day for a person: stress level over the category bands, HRV and heart rate on one time axis
+/// (the whole day, or zoomed to the measured span), with gaps and unscored windows shown as such, the hours still
+/// to come left blank, plus the day's numbers.
 ///
 ///     let report = DayReport(records: rows, day: LocalDay(parsing: "2024-03-12")!)
 ///     try AtomicFile.write(report.png(), to: "day.png")     // or Array(report.svg().utf8)
@@ -19,11 +20,28 @@ public struct DayReport: Sendable {
   // MARK: - Initialization
 
   /// `records` may hold other days too: only windows ending inside `day` are drawn and counted.
-  public init(records: [MeasurementRecord], day: LocalDay) {
+  public init(records: [MeasurementRecord], day: LocalDay, options: Options = Options()) {
     timeline = DayTimeline(records: records, day: day)
     summary = DaySummary(timeline)
-    geometry = DayReportLayout.geometry(timeline, summary: summary)
-    drawing = DayReportLayout.drawing(timeline, summary: summary)
+    geometry = DayReportLayout.geometry(timeline, summary: summary, options: options)
+    drawing = DayReportLayout.drawing(timeline, summary: summary, options: options)
+  }
+
+  /// How the picture is framed.
+  public struct Options: Sendable, Equatable {
+    /// Zoom the time axis to the measured span (whole hours around the first and last window, at least one
+    /// hour) instead of the whole day.
+    public var zoom: Bool
+    /// The present: time after it is left blank ("to come"), not hatched like time without data.
+    public var now: Double?
+    /// Draw the title and the summary (a page that prints them itself leaves them out).
+    public var header: Bool
+
+    public init(zoom: Bool = false, now: Double? = nil, header: Bool = true) {
+      self.zoom = zoom
+      self.now = now
+      self.header = header
+    }
   }
 
   // MARK: - Public

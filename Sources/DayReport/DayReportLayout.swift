@@ -2,13 +2,12 @@ import Raster
 import StressModel
 import SyncWire
 
-/// Lays out the picture of a day: title, summary, legend, then three charts on one 24-hour axis: stress level
-/// over the four category bands, HRV (SDNN) and heart rate. Time with no windows and windows that were not
-/// scored are hatched across all three charts and named; no line is drawn across them.
+/// Lays out the picture of a day: title, summary, legend, then three charts on one time axis (the whole day, or
+/// zoomed to the measured span): stress level over the four category bands, HRV (SDNN) and heart rate. Time with
+/// no windows and windows that were not scored are hatched across all three charts and named; no line is drawn
+/// across them. Time still to come is left blank.
 enum DayReportLayout {
   static let font = RasterRenderer.font
-  /// Hour labels and vertical grid lines every this many hours.
-  static let hourStep = 3
   /// HRV axis in steps of 20 ms from 0; heart-rate axis in steps of 10 bpm. Fallbacks for a day without scores.
   static let hrvStep = 20.0
   static let heartRateStep = 10.0
@@ -17,25 +16,30 @@ enum DayReportLayout {
 
   // MARK: - Public
 
-  static func geometry(_ timeline: DayTimeline, summary: DaySummary) -> ReportGeometry {
+  static func geometry(_ timeline: DayTimeline, summary: DaySummary, options: DayReport.Options) -> ReportGeometry {
     let scored = timeline.goodRuns.flatMap { $0 }
+    let span = shownSpan(timeline, options: options)
     return ReportGeometry(
-      day: timeline.day, summaryLines: summaryLines(summary).count, footerLines: footerLines(timeline, summary).count,
+      day: timeline.day, span: span, header: options.header,
+      summaryLines: options.header ? summaryLines(summary).count : 0,
+      footerLines: footerLines(timeline, summary, span: span).count,
       hrvRange: ValueAxis.roundedRange(
         of: scored.compactMap(\.sdnnMs), fallback: hrvFallback, step: hrvStep, fromZero: true),
       heartRateRange: ValueAxis.roundedRange(
         of: scored.compactMap(\.heartRateBpm), fallback: heartRateFallback, step: heartRateStep, fromZero: false))
   }
 
-  static func drawing(_ timeline: DayTimeline, summary: DaySummary) -> ReportDrawing {
-    let geometry = geometry(timeline, summary: summary)
+  static func drawing(_ timeline: DayTimeline, summary: DaySummary, options: DayReport.Options) -> ReportDrawing {
+    let geometry = geometry(timeline, summary: summary, options: options)
     let day = timeline.day
     var header = ReportGroup(label: "Title and summary")
-    header.add(.text(title(day), x: ReportGeometry.plotLeft, y: geometry.titleTop, scale: 2, colour: ReportStyle.ink,
-                     anchor: .start))
-    for (index, line) in summaryLines(summary).enumerated() {
-      header.add(.text(line, x: ReportGeometry.plotLeft, y: geometry.summaryTop + index * ReportGeometry.lineStep,
-                       scale: 1, colour: ReportStyle.ink, anchor: .start))
+    if options.header {
+      header.add(.text(title(day), x: ReportGeometry.plotLeft, y: geometry.titleTop, scale: 2,
+                       colour: ReportStyle.ink, anchor: .start))
+      for (index, line) in summaryLines(summary).enumerated() {
+        header.add(.text(line, x: ReportGeometry.plotLeft, y: geometry.summaryTop + index * ReportGeometry.lineStep,
+                         scale: 1, colour: ReportStyle.ink, anchor: .start))
+      }
     }
     var stress = ReportGroup(label: "Stress level 0-100 over the four category bands")
     let bands = StressCategory.allCases.compactMap { category in
@@ -52,7 +56,9 @@ enum DayReportLayout {
     var heartRate = ReportGroup(label: "Heart rate in beats per minute")
     heartRate.add(.rect(geometry.heartRate.rect, fill: .solid(ReportStyle.paper)))
 
-    let unscored = (timeline.spans + outerSpans(timeline)).filter { !isCategory($0.kind) }
+    let shown = geometry.time.start..<geometry.time.end
+    let unscored = (timeline.spans + outerSpans(timeline, shown: shown, now: options.now))
+      .filter { !isCategory($0.kind) && $0.end > shown.lowerBound && $0.start < shown.upperBound }
     stress.items += hatching(unscored, axis: geometry.stress, time: geometry.time, named: true)
     hrv.items += hatching(unscored, axis: geometry.hrv, time: geometry.time, named: false)
     heartRate.items += hatching(unscored, axis: geometry.heartRate, time: geometry.time, named: false)
@@ -79,19 +85,24 @@ enum DayReportLayout {
       stress.add(.text("No measurements on this day", x: geometry.stress.rect.x + geometry.stress.rect.width / 2,
                        y: geometry.stress.rect.y + 90, scale: 2, colour: ReportStyle.ink, anchor: .middle))
     }
+    if let future = futureSpan(timeline, shown: shown, now: options.now) {
+      stress.items += comingLabel(future, axis: geometry.stress, time: geometry.time)
+    }
     var footer = ReportGroup(label: "Time axis and notes")
-    for hour in stride(from: 0, through: 24, by: hourStep) {
-      let x = Int(geometry.time.x(day.instant(hour: hour)).rounded())
-      footer.add(.text((hour < 10 ? "0" : "") + "\(hour):00", x: x, y: geometry.hourLabelTop, scale: 1,
+    for tick in geometry.time.ticks {
+      let x = Int(geometry.time.x(tick).rounded())
+      footer.add(.text(day.clockText(tick), x: x, y: geometry.hourLabelTop, scale: 1,
                        colour: ReportStyle.muted, anchor: .middle))
     }
-    for (index, line) in footerLines(timeline, summary).enumerated() {
+    for (index, line) in footerLines(timeline, summary, span: shown).enumerated() {
       footer.add(.text(line, x: ReportGeometry.plotLeft, y: geometry.footerTop + index * ReportGeometry.lineStep,
                        scale: 1, colour: ReportStyle.muted, anchor: .start))
     }
     return ReportDrawing(
       width: ReportGeometry.width, height: geometry.height, title: title(day),
-      description: summary.sentence + " " + footerLines(timeline, summary).joined(separator: " "),
+      // Without the header the page around the picture says the summary; the description does not repeat it.
+      description: (options.header ? summary.sentence + " " : "")
+        + footerLines(timeline, summary, span: shown).joined(separator: " "),
       background: ReportStyle.paper,
       groups: [header, ReportLegend.group(top: geometry.legendTop), stress, hrv, heartRate, footer])
   }
@@ -118,11 +129,15 @@ enum DayReportLayout {
     return lines
   }
 
-  static func footerLines(_ timeline: DayTimeline, _ summary: DaySummary) -> [String] {
+  static func footerLines(_ timeline: DayTimeline, _ summary: DaySummary, span: Range<Double>) -> [String] {
+    let day = timeline.day
+    let zoomed = span.lowerBound > day.start || span.upperBound < day.end
+    let range = "\(day.clockText(span.lowerBound))-\(day.clockText(span.upperBound))"
+    let shown = zoomed ? "Shown \(range), the measured span. " : ""
+    let perPixel = Int(((span.upperBound - span.lowerBound) / Double(ReportGeometry.plotWidth)).rounded())
     var lines = [
-      "Times in \(LocalDay.zoneText(epochSeconds: timeline.day.start)). Results every \(Int(timeline.stepSeconds)) s, "
-        + "averaged per pixel (\(Int(timeline.day.duration) / ReportGeometry.plotWidth) s); lines stop at gaps and "
-        + "unscored windows, nothing is filled in.",
+      "\(shown)Times in \(LocalDay.zoneText(epochSeconds: day.start)). Results every \(Int(timeline.stepSeconds)) s, "
+        + "averaged per pixel (\(perPixel) s); lines stop at gaps and unscored windows, nothing is filled in.",
     ]
     if summary.unsynchronisedWindows > 0 {
       lines.append("\(summary.unsynchronisedWindows) windows were measured before the clock was set: their times "
@@ -138,19 +153,59 @@ enum DayReportLayout {
     return false
   }
 
-  /// No data before the first window and after the last one (not gaps: the day had not started or had ended).
-  private static func outerSpans(_ timeline: DayTimeline) -> [DayTimeline.Span] {
+  /// The part of the day the time axis shows: the whole day, or zoomed to whole hours around the measured span
+  /// (at least an hour, never past the day).
+  static func shownSpan(_ timeline: DayTimeline, options: DayReport.Options) -> Range<Double> {
+    let day = timeline.day
+    guard options.zoom, let first = timeline.spans.first, let last = timeline.spans.last else {
+      return day.start..<day.end
+    }
+    let hours = (0...24).map { day.instant(hour: $0) }
+    let startHour = hours.lastIndex { $0 <= first.start } ?? 0
+    var endHour = hours.firstIndex { $0 >= last.end } ?? 24
+    if endHour <= startHour { endHour = min(24, startHour + 1) }
+    return hours[startHour]..<hours[max(endHour, startHour + 1)]
+  }
+
+  /// No data before the first window and after the last one up to `now` (not gaps: the day had not started or
+  /// had ended), within the shown span.
+  private static func outerSpans(_ timeline: DayTimeline, shown: Range<Double>, now: Double?) -> [DayTimeline.Span] {
+    let past = min(shown.upperBound, max(shown.lowerBound, now ?? shown.upperBound))
     guard let first = timeline.spans.first, let last = timeline.spans.last else {
-      return [DayTimeline.Span(kind: .gap, start: timeline.day.start, end: timeline.day.end, windows: 0)]
+      return past > shown.lowerBound
+        ? [DayTimeline.Span(kind: .gap, start: shown.lowerBound, end: past, windows: 0)] : []
     }
     var spans: [DayTimeline.Span] = []
-    if first.start > timeline.day.start {
-      spans.append(DayTimeline.Span(kind: .gap, start: timeline.day.start, end: first.start, windows: 0))
+    if first.start > shown.lowerBound {
+      spans.append(DayTimeline.Span(kind: .gap, start: shown.lowerBound, end: first.start, windows: 0))
     }
-    if last.end < timeline.day.end {
-      spans.append(DayTimeline.Span(kind: .gap, start: last.end, end: timeline.day.end, windows: 0))
+    if last.end < past {
+      spans.append(DayTimeline.Span(kind: .gap, start: last.end, end: past, windows: 0))
     }
     return spans
+  }
+
+  /// The time after `now` (and after the last window) that the chart shows: still to come, left blank.
+  private static func futureSpan(_ timeline: DayTimeline, shown: Range<Double>, now: Double?) -> Range<Double>? {
+    guard let now else { return nil }
+    let start = max(now, timeline.spans.last?.end ?? now, shown.lowerBound)
+    return start < shown.upperBound ? start..<shown.upperBound : nil
+  }
+
+  /// "to come" over the blank part of the stress chart, where it fits.
+  private static func comingLabel(_ future: Range<Double>, axis: ValueAxis, time: TimeAxis) -> [ReportItem] {
+    let (x, width) = time.columns(from: future.lowerBound, to: future.upperBound)
+    var group = ReportGroup(label: "")
+    group.add(
+      .rect(Rect(x: x, y: axis.rect.y, width: width, height: axis.rect.height), fill: ReportStyle.toCome),
+      label: "to come \(time.day.clockText(future.lowerBound))-\(time.day.clockText(future.upperBound))")
+    let name = "to come"
+    let textWidth = font.width(of: name)
+    if width >= textWidth + 6 {
+      group.add(.text(name, x: x + width / 2 - textWidth / 2, y: axis.rect.y + 4, scale: 1, colour: ReportStyle.muted,
+                      anchor: .start))
+    }
+    return group.items
   }
 
   /// The rows whose level falls in the category, by the category table itself.
@@ -168,8 +223,8 @@ enum DayReportLayout {
     var group = ReportGroup(label: "")
     var names = ReportGroup(label: "")
     for span in spans { addOverlay(span, axis: axis, time: time, named: named, to: &group, names: &names) }
-    for hour in stride(from: hourStep, to: 24, by: hourStep) {
-      let x = Int(time.x(time.day.instant(hour: hour)).rounded())
+    for tick in time.ticks.dropFirst() where tick < time.end - 1 {
+      let x = Int(time.x(tick).rounded())
       group.add(.rect(Rect(x: x, y: axis.rect.y, width: 1, height: axis.rect.height), fill: .solid(ReportStyle.grid)))
     }
     if !named {

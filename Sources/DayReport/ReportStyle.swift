@@ -1,3 +1,4 @@
+import Raster
 import StressModel
 
 /// Colours and fills of the day report. Category bands take everything from `StressCategory` (colour, pattern,
@@ -17,31 +18,38 @@ public enum ReportStyle {
 
   // MARK: - Fills
 
-  /// How far the category colour is lightened towards white for the band's pattern ink and its paper: light
-  /// enough that the dark stress line stays the strongest thing on the chart, dark enough that the pattern shows.
-  public static let bandInkTint = 0.45
+  /// The band's paper: its category colour lightened this far towards white, so the dark stress line stays the
+  /// strongest thing on the chart.
   public static let bandPaperTint = 0.85
+  /// The contrast of a band's pattern ink against its paper (WCAG ratio). A fixed tint made the light colours
+  /// (yellow, orange) faint; this contrast makes every category's pattern as visible as the others'.
+  public static let bandInkContrast = 1.8
 
-  /// The band behind the stress levels of `category`: its own fill pattern, in tints of its own colour.
+  /// The band behind the stress levels of `category`: its own fill pattern, in its own colour on a tint of it.
   public static func band(_ category: StressCategory) -> ReportFill {
-    .pattern(
-      .category(category.pattern), ink: category.colour.tinted(bandInkTint),
-      paper: category.colour.tinted(bandPaperTint))
+    .pattern(.category(category.pattern), ink: bandInk(category), paper: bandPaper(category))
+  }
+
+  public static func bandPaper(_ category: StressCategory) -> RGBColour { category.colour.tinted(bandPaperTint) }
+
+  /// The lightest tint of the category colour with `bandInkContrast` against the band's paper, or, when even the
+  /// colour itself is too light (yellow), the least shade of it that has it. Steps of 5 %.
+  public static func bandInk(_ category: StressCategory) -> RGBColour {
+    let paper = bandPaper(category)
+    let colour = category.colour
+    let steps = (0...18).map { Double($0) * 0.05 }
+    if let amount = steps.reversed().first(where: { WCAGContrast.ratio(colour.tinted($0), paper) >= bandInkContrast }) {
+      return colour.tinted(amount)
+    }
+    let shade = steps.first { WCAGContrast.ratio(colour.shaded($0), paper) >= bandInkContrast } ?? 0.9
+    return colour.shaded(shade)
   }
 
   /// Time with no windows: sparse light-grey hatching on white, quiet because most of a day is like that.
   public static let noData = ReportFill.pattern(.hatch(spacing: 8), ink: RGBColour(hex: 0xC7C7CC), paper: paper)
+  /// Time still to come (today after now): plain paper, so it does not read as missing data.
+  public static let toCome = ReportFill.solid(paper)
   /// Windows measured but not scored (no contact, poor signal, …): dense darker hatching on light grey.
   public static let notScored = ReportFill.pattern(
     .hatch(spacing: 4), ink: RGBColour(hex: 0x8E8E93), paper: RGBColour(hex: 0xF2F2F7))
-}
-
-extension RGBColour {
-  /// The colour mixed with white: `amount` 0 keeps it, 1 gives white. Mixing with white keeps the hue.
-  public func tinted(_ amount: Double) -> RGBColour {
-    func mix(_ channel: UInt8) -> UInt8 {
-      UInt8((Double(channel) + (255 - Double(channel)) * min(1, max(0, amount))).rounded())
-    }
-    return RGBColour(red: mix(red), green: mix(green), blue: mix(blue))
-  }
 }

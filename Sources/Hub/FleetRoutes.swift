@@ -5,28 +5,35 @@ import Hummingbird
 import NIOCore
 import SyncWire
 
-/// The fleet pages, behind a reader token: `/devices` (every device the token may read, with its current
-/// category, last window, last upload, backlog and a flag when it went quiet) and one day of a device,
-/// `/devices/{id}/days/{YYYY-MM-DD}`, drawn by `DayReport` from the hub's rows: the same picture as
-/// `stressmon report`, as inline SVG (and as a file at `…/{YYYY-MM-DD}.svg`). Days are local days of the hub's
-/// time zone (TZ).
+/// The fleet pages, behind a reader token: `/devices` (a page of the devices the token may read, sorted, with each
+/// one's category, level, HRV, trend, backlog and whether it went quiet), one day of a device,
+/// `/devices/{id}/days/{YYYY-MM-DD}` (the `DayReport` picture, zoomed to the measured span, as inline SVG; the
+/// picture alone at `….svg`), and one week, `/devices/{id}/weeks/{YYYY-MM-DD}`. Days are local days of the hub's
+/// time zone (TZ). Every page reads a bounded number of rows and is drawn on the render threads.
 struct FleetRoutes: Sendable {
   let storage: any HubStorage
   let access: HubAccess
   let options: HubOptions
+  let renderer: PageRenderer
 
   func add(to router: Router<HubRequestContext>) {
-    router.group().add(middleware: HubAccessMiddleware(access, .reader(page: true))).get("/devices") { _, context in
+    router.group().add(middleware: HubAccessMiddleware(access, .reader(page: true))).get("/devices") { request, context in
       let (credential, presented) = try context.credential().pair
+      let query = try PageQuery(request.uri.queryParameters, defaultLimit: options.fleetPageSize)
       let now = options.now()
-      var devices = try await storage.devices(notAfter: now + SyncAPI.maxClockSkew)
-      if let own = credential.deviceId { devices = devices.filter { $0.deviceId == own } }
-      let links = PageLinks(presented)
-      return HTMLPage.response(FleetPage.document(devices, now: now, staleAfter: options.staleAfter, links: links))
+      let page = try await storage.devicePage(DevicePageRequest(
+        order: query.order, descending: query.descending, offset: query.offset, limit: query.limit,
+        deviceId: credential.deviceId, notAfter: now + SyncAPI.maxClockSkew, staleBefore: now - options.staleAfter))
+      let buckets = KioskView.buckets(now: now, options: options)
+      let trends = try await storage.trends(deviceIds: page.devices.map(\.deviceId), buckets: buckets)
+      let view = FleetView(
+        page: page, trends: trends, buckets: buckets, query: query, now: now, options: options,
+        links: PageLinks(presented))
+      return HTMLPage.response(try await renderer.run { query.live ? FleetPage.live(view) : FleetPage.document(view) })
     }
 
-    let days = router.group().add(middleware: HubAccessMiddleware(access, .reader(page: true), device: "id"))
-    days.get("/devices/:id") { _, context in
+    let devices = router.group().add(middleware: HubAccessMiddleware(access, .reader(page: true), device: "id"))
+    devices.get("/devices/:id") { _, context in
       let device = try HubRoutes.validDevice(context.parameters.get("id"))
       let presented = try context.credential().presented
       let now = options.now()
@@ -37,51 +44,66 @@ struct FleetRoutes: Sendable {
       return response
     }
 
-    days.get("/devices/:id/days/:day") { _, context in
+    devices.get("/devices/:id/days/:day") { request, context in
       let device = try HubRoutes.validDevice(context.parameters.get("id"))
       let text = context.parameters.get("day") ?? ""
       let asFile = text.hasSuffix(".svg")
-      let date = asFile ? String(text.dropLast(4)) : text
-      let shaped = date.utf8.enumerated().allSatisfy { [4, 7].contains($0) ? $1 == 0x2D : (0x30...0x39).contains($1) }
-      guard date.utf8.count == 10, shaped else {
-        throw HubError(.badRequest, "invalid_day", "the day must be a date YYYY-MM-DD (or YYYY-MM-DD.svg)")
-      }
-      guard let day = LocalDay(parsing: date) else {
-        throw HubError(.notFound, "no_such_day", "\(date) is not a day of the calendar (or not within 1970-2199)")
-      }
+      let day = try Self.day(asFile ? String(text.dropLast(4)) : text, suffix: "(or YYYY-MM-DD.svg)")
       let presented = try context.credential().presented
-      let rows = try await storage.rows(deviceId: device, windowEnd: day.start..<day.end)
-      let report = DayReport(records: rows, day: day)
+      let query = try PageQuery(request.uri.queryParameters, defaultLimit: options.dayPageRows)
+      let rows = try await storage.dayPayloads(
+        deviceId: device, windowEnd: day.start..<day.end, offset: query.offset, limit: query.limit)
+      let page = DayPageView(
+        device: device, day: day, rows: rows.total, page: query.page, pageRows: query.limit,
+        wholeDay: query.wholeDay, now: options.now(), links: PageLinks(presented))
+      let payloads = rows.payloads
       guard !asFile else {
+        let svg = try await renderer.run {
+          // The picture `stressmon report` draws: the whole day, with its title and summary.
+          DayReport(records: try StoredPayload.decode(payloads), day: day, options: .init(now: page.now)).svg()
+        }
         return Response(
           status: .ok,
           headers: [
             .contentType: "image/svg+xml; charset=utf-8", .cacheControl: "no-store",
             HTMLPage.referrerPolicy: "no-referrer",
           ],
-          body: ResponseBody(byteBuffer: ByteBuffer(string: report.svg())))
+          body: ResponseBody(byteBuffer: ByteBuffer(string: svg)))
       }
-      return HTMLPage.response(DayPage.document(device: device, day: day, report: report, links: PageLinks(presented)))
+      return HTMLPage.response(
+        try await renderer.run { DayPage.document(page, records: try StoredPayload.decode(payloads)) })
     }
+
+    devices.get("/devices/:id/weeks/:day") { _, context in
+      let device = try HubRoutes.validDevice(context.parameters.get("id"))
+      let day = try Self.day(context.parameters.get("day") ?? "", suffix: "")
+      let presented = try context.credential().presented
+      let week = WeekView.days(containing: day)
+      let buckets = WeekView.buckets(week)
+      let points = try await storage.trends(deviceIds: [device], buckets: buckets)[device] ?? []
+      let view = WeekView(
+        device: device, days: week, buckets: buckets, points: points, now: options.now(), links: PageLinks(presented))
+      return HTMLPage.response(try await renderer.run { WeekPage.document(view) })
+    }
+  }
+
+  /// A `YYYY-MM-DD` path segment as a local day: 400 when it is not shaped like one, 404 when no such day exists.
+  static func day(_ date: String, suffix: String) throws -> LocalDay {
+    let shaped = date.utf8.enumerated().allSatisfy { [4, 7].contains($0) ? $1 == 0x2D : (0x30...0x39).contains($1) }
+    guard date.utf8.count == 10, shaped else {
+      let rule = "the day must be a date YYYY-MM-DD \(suffix)".trimmingCharacters(in: .whitespaces)
+      throw HubError(.badRequest, "invalid_day", rule)
+    }
+    guard let day = LocalDay(parsing: date) else {
+      throw HubError(.notFound, "no_such_day", "\(date) is not a day of the calendar (or not within 1970-2199)")
+    }
+    return day
   }
 }
 
-/// Links between the fleet pages. A token that came as `?key=` goes on with every link (a bookmark of a kiosk
-/// or fleet page keeps working); one that came in a header is never written into the page.
-struct PageLinks: Sendable {
-  let key: String?
-
-  init(_ presented: HubAccess.Presented) {
-    if case .query(let key) = presented { self.key = key } else { key = nil }
+extension StoredPayload {
+  /// Rows as stored (JSON), decoded: on a render thread, not on a request's.
+  static func decode(_ payloads: [String]) throws -> [MeasurementRecord] {
+    try payloads.map { try decode($0) }
   }
-
-  func path(_ path: String) -> String {
-    guard let key else { return path }
-    let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-._~"))
-    return path + "?key=" + (key.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")
-  }
-
-  var fleet: String { path("/devices") }
-  func day(_ device: String, _ day: LocalDay) -> String { path("/devices/\(device)/days/\(day)") }
-  func svg(_ device: String, _ day: LocalDay) -> String { path("/devices/\(device)/days/\(day).svg") }
 }

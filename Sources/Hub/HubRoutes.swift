@@ -24,6 +24,7 @@ public enum HubRoutes {
     router.add(middleware: HubFallbackMiddleware(routes: routes))
     let access = HubAccess(storage: storage, options: options, metrics: metrics, logger: logger)
     let ingest = IngestHandler(storage: storage, options: options, metrics: metrics)
+    let renderer = PageRenderer()
 
     router.group().add(middleware: HubAccessMiddleware(access, .device))
       .post(RouterPath(SyncAPI.measurementsPath)) { request, context in
@@ -49,9 +50,11 @@ public enum HubRoutes {
       }
     router.group().add(middleware: HubAccessMiddleware(access, .readerOfAll))
       .get("/metrics") { _, _ in
-        Response(
+        var text = ByteBuffer(bytes: metrics.exposition())
+        text.writeString(try await DeviceGauges.exposition(storage: storage, options: options))
+        return Response(
           status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
-          body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.exposition())))
+          body: ResponseBody(byteBuffer: text))
       }
 
     router.get(RouterPath(SyncAPI.healthPath)) { _, context in
@@ -69,18 +72,9 @@ public enum HubRoutes {
         body: ResponseBody(byteBuffer: ByteBuffer(string: OpenAPIDocument.yaml)))
     }
 
-    let kiosks = router.group().add(middleware: HubAccessMiddleware(access, .kiosk, device: "device"))
-    kiosks.get("/kiosk/:device") { _, context in
-      let device = try validDevice(context.parameters.get("device"))
-      return HTMLPage.response(
-        KioskPage.document(try await kioskView(device, storage: storage, options: options)), scripts: KioskPage.scripts)
-    }
-    kiosks.get("/kiosk/:device/panel") { _, context in
-      let device = try validDevice(context.parameters.get("device"))
-      return HTMLPage.response(KioskPage.panel(try await kioskView(device, storage: storage, options: options)))
-    }
-
-    FleetRoutes(storage: storage, access: access, options: options).add(to: router)
+    FleetRoutes(storage: storage, access: access, options: options, renderer: renderer).add(to: router)
+    KioskRoutes(storage: storage, access: access, options: options, renderer: renderer).add(to: router)
+    PageScript.add(to: router)
     routes.record(router.routes)
     return router
   }
@@ -90,12 +84,6 @@ public enum HubRoutes {
       throw HubError(.badRequest, "invalid_device", "\(parameter) must be \(SyncIdentifiers.deviceIdRule)")
     }
     return id
-  }
-
-  private static func kioskView(_ device: String, storage: any HubStorage, options: HubOptions) async throws -> KioskView {
-    let now = options.now()
-    let record = try await storage.latest(deviceId: device, notAfter: now + SyncAPI.maxClockSkew)
-    return KioskView(deviceId: device, record: record, now: now, options: options)
   }
 
   /// A `FeedPage` built from the stored JSON of its rows, without decoding them (the same bytes
@@ -166,30 +154,33 @@ struct FeedQuery: Decodable, Sendable {
 enum HTMLPage {
   static let referrerPolicy = HTTPField.Name("Referrer-Policy")!
 
-  /// The start of every page: doctype, language, charset, viewport, title (escaped) and style.
-  static func head(title: String, style: String) -> String {
-    """
-    <!DOCTYPE html>
-    <html lang="en">
-    <head>
-    <meta charset="utf-8">
-    <meta name="viewport" content="width=device-width, initial-scale=1">
-    <title>\(HTML.escape(title))</title>
-    <style>
-    \(style)
-    </style>
-    </head>
-    """
+  /// The start of every page: doctype, language, charset, viewport, title (escaped), style and the page script
+  /// (a file: no inline script). A page that updates itself names `refreshSeconds`: a reload then, for a
+  /// browser without scripts.
+  static func head(title: String, style: String, refreshSeconds: Int? = nil) -> String {
+    let fallback = refreshSeconds.map { "\n<noscript><meta http-equiv=\"refresh\" content=\"\($0)\"></noscript>" } ?? ""
+    return """
+      <!DOCTYPE html>
+      <html lang="en">
+      <head>
+      <meta charset="utf-8">
+      <meta name="viewport" content="width=device-width, initial-scale=1">
+      <title>\(HTML.escape(title))</title>\(fallback)
+      \(PageScript.tag)
+      <style>
+      \(style)
+      </style>
+      </head>
+      """
   }
 
-  /// `scripts`: the inline scripts the page embeds, each exactly as between its `<script>` tags; the page's
-  /// policy allows those and no other (`SecurityHeaders.contentSecurityPolicy`).
-  static func response(_ html: String, status: HTTPResponse.Status = .ok, scripts: [String] = []) -> Response {
+  /// A page's answer, under the pages' policy (`SecurityHeaders.contentSecurityPolicy`).
+  static func response(_ html: String, status: HTTPResponse.Status = .ok) -> Response {
     Response(
       status: status,
       headers: [
         .contentType: "text/html; charset=utf-8", .cacheControl: "no-store", Self.referrerPolicy: "no-referrer",
-        .contentSecurityPolicy: SecurityHeaders.contentSecurityPolicy(scripts: scripts),
+        .contentSecurityPolicy: SecurityHeaders.contentSecurityPolicy,
       ],
       body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
   }

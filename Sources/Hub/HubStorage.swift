@@ -17,8 +17,10 @@ public protocol HubStorage: Sendable {
 
   /// Stores already-validated rows of `deviceId` in one transaction and records the upload (when, and the
   /// device's reported outbox backlog) for the fleet page. Says which rows were not stored and why.
-  func upsert(deviceId: String, records: [MeasurementRecord], receivedAt: Double, outboxPending: Int?) async throws
-    -> UpsertOutcome
+  /// `outboxQuarantined`: the rows the device holds in quarantine (refused earlier), when it says.
+  func upsert(
+    deviceId: String, records: [MeasurementRecord], receivedAt: Double, outboxPending: Int?, outboxQuarantined: Int?
+  ) async throws -> UpsertOutcome
 
   /// The device's newest row by `windowEnd`, ignoring rows that end after `notAfter` (a row from a clock set
   /// ahead would otherwise stay "latest" and never go stale).
@@ -33,6 +35,21 @@ public protocol HubStorage: Sendable {
 
   /// Every device the hub knows (it has a token or has uploaded), with its newest row up to `notAfter`.
   func devices(notAfter: Double) async throws -> [DeviceSummary]
+
+  // Pages and gauges (HubStorage+Pages.swift): each reads a bounded number of rows, however large the fleet or day.
+
+  /// One page of the fleet, sorted, with the fleet's totals.
+  func devicePage(_ request: DevicePageRequest) async throws -> DevicePage
+
+  /// For each device, the newest window of each of `buckets`' time slots (a sparkline, a week at a glance).
+  func trends(deviceIds: [String], buckets: TrendBuckets) async throws -> [String: [TrendPoint]]
+
+  /// At most `limit` rows (stored JSON) of a device whose window ends in `windowEnd`, oldest first from `offset`,
+  /// and how many there are in all.
+  func dayPayloads(deviceId: String, windowEnd: Range<Double>, offset: Int, limit: Int) async throws -> DayPayloads
+
+  /// The first `limit` devices by id with their newest window's figures and backlog (the `/metrics` gauges).
+  func deviceStates(limit: Int) async throws -> DeviceStates
 
   /// Deletes a device's rows, tokens and upload record (a person who leaves). Feed numbers are not reused.
   func deleteDevice(_ deviceId: String) async throws -> DeviceDeletion
@@ -63,6 +80,15 @@ public protocol HubStorage: Sendable {
 }
 
 extension HubStorage {
+  /// An upload from a device that does not report its quarantine.
+  public func upsert(deviceId: String, records: [MeasurementRecord], receivedAt: Double, outboxPending: Int?)
+    async throws -> UpsertOutcome
+  {
+    try await upsert(
+      deviceId: deviceId, records: records, receivedAt: receivedAt, outboxPending: outboxPending,
+      outboxQuarantined: nil)
+  }
+
   /// A feed page with its rows decoded (tests and tools; the route serves `feedPayloads` as they are).
   public func feed(deviceId: String?, after: Int64, limit: Int) async throws -> FeedSlice<MeasurementRecord> {
     let raw = try await feedPayloads(deviceId: deviceId, after: after, limit: limit)
@@ -112,15 +138,19 @@ public struct DeviceSummary: Sendable, Equatable {
   public var lastUploadAt: Double?
   /// Rows waiting on the device after its last batch, if it said.
   public var outboxPending: Int?
+  /// Rows the device holds in quarantine (the hub or a proxy refused them), if it said.
+  public var outboxQuarantined: Int?
   public var latest: MeasurementRecord?
 
   public init(
-    deviceId: String, firstSeenAt: Double, lastUploadAt: Double?, outboxPending: Int?, latest: MeasurementRecord?
+    deviceId: String, firstSeenAt: Double, lastUploadAt: Double?, outboxPending: Int?,
+    outboxQuarantined: Int? = nil, latest: MeasurementRecord?
   ) {
     self.deviceId = deviceId
     self.firstSeenAt = firstSeenAt
     self.lastUploadAt = lastUploadAt
     self.outboxPending = outboxPending
+    self.outboxQuarantined = outboxQuarantined
     self.latest = latest
   }
 }

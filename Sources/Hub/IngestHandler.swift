@@ -36,6 +36,10 @@ struct IngestHandler: Sendable {
       throw HubError(
         .unprocessableContent, "invalid_batch", "outbox_pending must be within 0-\(SyncAPI.maxOutboxPending)")
     }
+    if let quarantined = batch.outboxQuarantined, !(0...SyncAPI.maxOutboxPending).contains(quarantined) {
+      throw HubError(
+        .unprocessableContent, "invalid_batch", "outbox_quarantined must be within 0-\(SyncAPI.maxOutboxPending)")
+    }
     let now = options.now()
     var results: [RowResult] = []
     var valid: [String: MeasurementRecord] = [:]
@@ -55,7 +59,8 @@ struct IngestHandler: Sendable {
       results.append(RowResult(id: record.id, status: .accepted))
     }
     let outcome = try await storage.upsert(
-      deviceId: device, records: order.compactMap { valid[$0] }, receivedAt: now, outboxPending: batch.outboxPending)
+      deviceId: device, records: order.compactMap { valid[$0] }, receivedAt: now, outboxPending: batch.outboxPending,
+      outboxQuarantined: batch.outboxQuarantined)
     results = zip(batch.records, results).map { record, row in
       guard row.status == .accepted else { return row }
       if outcome.foreign.contains(row.id) {

@@ -14,6 +14,7 @@ extension OpenAPIDocument {
             '401': {$ref: '#/components/responses/Error'}
             '403': {$ref: '#/components/responses/Error'}
             '429': {$ref: '#/components/responses/RateLimited'}
+            '503': {$ref: '#/components/responses/Error'}
     """
 
   static let pagePaths = """
@@ -35,16 +36,38 @@ extension OpenAPIDocument {
         get:
           tags: [pages]
           operationId: fleetPage
-          summary: Every device the reader may see, its category, last window and upload, backlog, quiet flag.
+          summary: A page of the devices the reader may see, sorted, with category, HRV, trend, backlog, quiet flag.
           security:
             - readerToken: []
             - readerBasic: []
             - readerKey: []
+          parameters:
+            - name: sort
+              in: query
+              required: false
+              schema: {type: string, enum: [\(DeviceOrder.allCases.map(\.rawValue).joined(separator: ", "))]}
+            - name: dir
+              in: query
+              required: false
+              description: desc reverses the order's natural direction.
+              schema: {type: string, enum: [asc, desc]}
+            - {name: page, in: query, required: false, schema: {type: integer, minimum: 1, maximum: 999999999}}
+            - name: limit
+              in: query
+              required: false
+              schema: {type: integer, minimum: 1, maximum: \(PageQuery.maxFleetPageSize)}
+            - name: part
+              in: query
+              required: false
+              description: live gives the part of the page that updates itself.
+              schema: {type: string, enum: [live]}
           responses:
             '200': {description: The fleet page., content: {text/html: {schema: {type: string}}}}
+            '400': {$ref: '#/components/responses/Error'}
             '401': {$ref: '#/components/responses/Error'}
             '403': {$ref: '#/components/responses/Error'}
             '429': {$ref: '#/components/responses/RateLimited'}
+            '503': {$ref: '#/components/responses/Error'}
       /devices/{id}:
         get:
           tags: [pages]
@@ -81,6 +104,16 @@ extension OpenAPIDocument {
               required: true
               description: A local day of the hub's time zone; one that does not exist (2026-02-30) is 404.
               schema: {type: string, pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}(\\.svg)?$'}
+            - name: zoom
+              in: query
+              required: false
+              description: 'day: the whole day; measured (default): the measured span.'
+              schema: {type: string, enum: [day, measured]}
+            - name: page
+              in: query
+              required: false
+              description: A day of more rows than a page holds is drawn a page at a time.
+              schema: {type: integer, minimum: 1, maximum: 999999999}
           responses:
             '200':
               description: The day page, or the picture as SVG.
@@ -92,6 +125,39 @@ extension OpenAPIDocument {
             '403': {$ref: '#/components/responses/Error'}
             '404': {$ref: '#/components/responses/Error'}
             '429': {$ref: '#/components/responses/RateLimited'}
+            '503': {$ref: '#/components/responses/Error'}
+      /devices/{id}/weeks/{day}:
+        get:
+          tags: [pages]
+          operationId: weekPage
+          summary: Monday to Sunday of the week holding the day, by quarter-hour, drawn with the category coding.
+          security:
+            - readerToken: []
+            - readerBasic: []
+            - readerKey: []
+          parameters:
+            - {name: id, in: path, required: true, schema: {$ref: '#/components/schemas/DeviceId'}}
+            - name: day
+              in: path
+              required: true
+              description: Any local day of the week (hub time zone); one that does not exist is 404.
+              schema: {type: string, pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$'}
+          responses:
+            '200': {description: The week page., content: {text/html: {schema: {type: string}}}}
+            '400': {$ref: '#/components/responses/Error'}
+            '401': {$ref: '#/components/responses/Error'}
+            '403': {$ref: '#/components/responses/Error'}
+            '404': {$ref: '#/components/responses/Error'}
+            '429': {$ref: '#/components/responses/RateLimited'}
+            '503': {$ref: '#/components/responses/Error'}
+      /assets/hub.js:
+        get:
+          tags: [pages]
+          operationId: pageScript
+          summary: The pages' script (local times, ages, parts that update themselves); open, it holds no data.
+          security: []
+          responses:
+            '200': {description: ES5 JavaScript., content: {text/javascript: {schema: {type: string}}}}
     """
 
   static let components = """
@@ -139,6 +205,11 @@ extension OpenAPIDocument {
               minimum: 0
               maximum: \(SyncAPI.maxOutboxPending)
               description: Rows still waiting on the device after this batch (shown on the fleet page).
+            outbox_quarantined:
+              type: integer
+              minimum: 0
+              maximum: \(SyncAPI.maxOutboxPending)
+              description: Rows the device holds in quarantine, refused earlier (shown on the fleet page).
           description: At most \(SyncAPI.maxBatchRows) rows and \(SyncAPI.maxBodyBytes) bytes (also once gzip is inflated).
         IngestResponse:
           type: object

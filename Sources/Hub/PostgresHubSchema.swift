@@ -1,10 +1,11 @@
 import Logging
 import PostgresNIO
+import SyncWire
 
 /// The hub's PostgreSQL schema as numbered migrations, run under the hub's advisory lock (instances may start
 /// together). The version lives in `hub_schema`; a database from before it has the version-1 tables.
 enum PostgresHubSchema {
-  static let version: Int32 = 2
+  static let version: Int32 = 3
 
   static func migrate(_ connection: PostgresConnection, logger: Logger) async throws {
     try await connection.query(
@@ -21,6 +22,7 @@ enum PostgresHubSchema {
         "the hub database is of schema \(current), newer than this stressmon-hub (\(version)); upgrade the hub")
     }
     let steps: [PostgresQuery] = (current < 1 ? version1 : []) + (current < 2 ? version2 : [])
+      + (current < 3 ? version3 : [])
     for step in steps { try await connection.query(step, logger: logger) }
     try await connection.query(
       "INSERT INTO hub_schema (id, version) VALUES (1, \(version)) ON CONFLICT (id) DO UPDATE SET version = EXCLUDED.version",
@@ -72,5 +74,21 @@ enum PostgresHubSchema {
     INSERT INTO devices (device_id, first_seen_at)
     SELECT device_id, MIN(modified_at) FROM measurements GROUP BY device_id ON CONFLICT DO NOTHING
     """,
+  ]
+
+  /// The device's newest window on its row, and its quarantine (see `SQLiteHubSchema.version3`).
+  private static let version3: [PostgresQuery] = [
+    "ALTER TABLE devices ADD COLUMN IF NOT EXISTS outbox_quarantined bigint",
+    "ALTER TABLE devices ADD COLUMN IF NOT EXISTS latest_window_end double precision",
+    "ALTER TABLE devices ADD COLUMN IF NOT EXISTS latest_level double precision",
+    "ALTER TABLE devices ADD COLUMN IF NOT EXISTS latest_hrv double precision",
+    PostgresQuery(unsafeSQL: """
+      UPDATE devices SET (latest_window_end, latest_level, latest_hrv) = (
+        \(PostgresHubStorage.newestWindowSQL(
+          device: "devices.device_id", notAfter: "extract(epoch FROM now()) + \(Int(SyncAPI.maxClockSkew))")))
+      """),
+    "CREATE INDEX IF NOT EXISTS devices_latest_window ON devices (latest_window_end)",
+    "CREATE INDEX IF NOT EXISTS devices_latest_level ON devices (latest_level)",
+    "CREATE INDEX IF NOT EXISTS devices_latest_hrv ON devices (latest_hrv)",
   ]
 }

@@ -59,9 +59,9 @@ public final class PostgresHubStorage: HubStorage {
     }
   }
 
-  public func upsert(deviceId: String, records: [MeasurementRecord], receivedAt: Double, outboxPending: Int?)
-    async throws -> UpsertOutcome
-  {
+  public func upsert(
+    deviceId: String, records: [MeasurementRecord], receivedAt: Double, outboxPending: Int?, outboxQuarantined: Int?
+  ) async throws -> UpsertOutcome {
     let payloads = try StoredPayload.encode(records)
     let pending = outboxPending.map { Int64($0) }
     return try await transaction { connection in
@@ -109,6 +109,8 @@ public final class PostgresHubStorage: HubStorage {
         ON CONFLICT (device_id) DO UPDATE SET last_upload_at = EXCLUDED.last_upload_at,
           outbox_pending = EXCLUDED.outbox_pending
         """, logger: self.logger)
+      try await Self.refreshDevice(
+        connection, deviceId: deviceId, quarantined: outboxQuarantined, receivedAt: receivedAt, logger: self.logger)
       return outcome
     }
   }

@@ -1,9 +1,10 @@
 import SQLite
+import SyncWire
 
 /// The hub's SQLite schema, as numbered migrations (`PRAGMA user_version`), each in one transaction, so a hub
 /// file of any earlier version opens and is brought up to date.
 enum SQLiteHubSchema {
-  static let version: Int64 = 2
+  static let version: Int64 = 3
 
   static func migrate(_ connection: SQLiteConnection) throws {
     try connection.transaction {
@@ -15,6 +16,7 @@ enum SQLiteHubSchema {
       }
       if current < 1 { try connection.execute(version1) }
       if current < 2 { try connection.execute(version2) }
+      if current < 3 { try connection.execute(version3) }
       try connection.execute("PRAGMA user_version = \(version)")
     }
   }
@@ -68,5 +70,21 @@ enum SQLiteHubSchema {
       SELECT device_id, MIN(modified_at) FROM measurements GROUP BY device_id;
     CREATE TABLE feed_state (id INTEGER PRIMARY KEY CHECK (id = 1), last_seq INTEGER NOT NULL);
     INSERT INTO feed_state (id, last_seq) SELECT 1, COALESCE(MAX(seq), 0) FROM measurements;
+    """
+
+  /// The fleet page and the gauges sort and count devices by their newest window: its end, level and HRV are kept
+  /// on the device's row (refreshed by every upload, `SQLiteHubStorage.refreshDevice`), with the rows the device
+  /// holds in quarantine, so a fleet of any size is paged from an index instead of reading every device's rows.
+  private static let skew = Int(SyncAPI.maxClockSkew)
+  private static let version3 = """
+    ALTER TABLE devices ADD COLUMN outbox_quarantined INTEGER;
+    ALTER TABLE devices ADD COLUMN latest_window_end REAL;
+    ALTER TABLE devices ADD COLUMN latest_level REAL;
+    ALTER TABLE devices ADD COLUMN latest_hrv REAL;
+    UPDATE devices SET (latest_window_end, latest_level, latest_hrv) = (
+      \(SQLiteHubStorage.newestWindowSQL(device: "devices.device_id", notAfter: "unixepoch() + \(skew)")));
+    CREATE INDEX devices_latest_window ON devices (latest_window_end);
+    CREATE INDEX devices_latest_level ON devices (latest_level);
+    CREATE INDEX devices_latest_hrv ON devices (latest_hrv);
     """
 }

@@ -79,9 +79,9 @@ public final class SQLiteHubStorage: HubStorage, @unchecked Sendable {
     try await write { connection in try SQLiteHubSchema.migrate(connection) }
   }
 
-  public func upsert(deviceId: String, records: [MeasurementRecord], receivedAt: Double, outboxPending: Int?)
-    async throws -> UpsertOutcome
-  {
+  public func upsert(
+    deviceId: String, records: [MeasurementRecord], receivedAt: Double, outboxPending: Int?, outboxQuarantined: Int?
+  ) async throws -> UpsertOutcome {
     // Encoding happens here, on the caller's thread: the writer thread does only SQLite work.
     let payloads = try StoredPayload.encode(records)
     return try await write { connection in
@@ -124,6 +124,7 @@ public final class SQLiteHubStorage: HubStorage, @unchecked Sendable {
           INSERT INTO devices (device_id, first_seen_at, last_upload_at, outbox_pending) VALUES (?1, ?2, ?2, ?3)
           ON CONFLICT (device_id) DO UPDATE SET last_upload_at = ?2, outbox_pending = ?3
           """, [.text(deviceId), .real(receivedAt), outboxPending.map { .integer(Int64($0)) } ?? .null])
+        try Self.refreshDevice(connection, deviceId: deviceId, quarantined: outboxQuarantined, receivedAt: receivedAt)
         return outcome
       }
     }

@@ -2,28 +2,14 @@ import Platform
 import StressModel
 
 /// Draws the category icons (StressModel's `CategoryIcon`) at any size: a solid outline so the shape reads even
-/// when the fill is light, a one-pixel paper gap, and the category's `FillPattern` inside. Shapes are defined on
-/// a unit square and sampled at pixel centres, so every size is drawn from the same geometry.
+/// when the fill is light, a one-pixel paper gap, and the category's `FillPattern` inside. The shapes are
+/// StressModel's `IconGeometry` (shared with the hub's SVG icons), sampled at pixel centres, so every size and
+/// every output is drawn from the same geometry.
 public enum IconRenderer {
-  // MARK: - Geometry (fractions of the icon's side)
-
-  /// Circle radius: nearly the full box.
-  static let circleRadius = 0.47
-  /// Square side: smaller than the box so the square does not look heavier than the circle.
-  static let squareSide = 0.82
-  /// Triangle (pointing up): apex and base heights.
-  static let triangleTop = 0.06
-  static let triangleBottom = 0.90
-  /// Leaf: a lens between two tips on the rising diagonal, this wide relative to its length, plus a stem.
-  static let leafTipLow = (x: 0.24, y: 0.76)
-  static let leafTipHigh = (x: 0.95, y: 0.05)
-  static let leafWidthRatio = 0.55
-  static let leafStemEnd = (x: 0.05, y: 0.95)
-
   // MARK: - Public
 
   /// Outline width for an icon of `size` pixels: 1/24 of the side, at least 2 px.
-  public static func outlineWidth(size: Int) -> Int { max(2, size / 24) }
+  public static func outlineWidth(size: Int) -> Int { max(2, size / IconGeometry.outlineDivisor) }
 
   /// The icon as a `size`×`size` image: outline, a paper gap, and `pattern` inside (tiled from the icon's
   /// top-left corner, so the same icon renders identically wherever it is placed).
@@ -43,8 +29,8 @@ public enum IconRenderer {
       }
     }
     if icon == .leaf {
-      let low = point(leafTipLow, size: size)
-      image.line(from: low, to: point(leafStemEnd, size: size), thickness: outline)
+      let low = point(IconGeometry.leafTipLow, size: size)
+      image.line(from: low, to: point(IconGeometry.leafStemEnd, size: size), thickness: outline)
     }
     return image
   }
@@ -64,27 +50,11 @@ public enum IconRenderer {
   public static func shapeMask(_ icon: CategoryIcon, size: Int) -> Bitmap {
     var mask = Bitmap(width: size, height: size)
     let s = Double(size)
-    let lens = icon == .leaf ? Lens(size: s) : nil
+    let lens = IconGeometry.leafLens(size: s)
     for y in 0..<size {
       for x in 0..<size {
-        let u = (Double(x) + 0.5) / s
-        let v = (Double(y) + 0.5) / s
-        let inside: Bool
-        switch icon {
-        case .circle:
-          inside = (u - 0.5) * (u - 0.5) + (v - 0.5) * (v - 0.5) <= circleRadius * circleRadius
-        case .square:
-          let half = squareSide / 2
-          inside = abs(u - 0.5) <= half && abs(v - 0.5) <= half
-        case .triangle:
-          let height = triangleBottom - triangleTop
-          let halfWidth = height / 3.0.squareRoot()  // equilateral: base = 2 h / √3
-          let t = (v - triangleTop) / height
-          inside = t >= 0 && t <= 1 && abs(u - 0.5) <= halfWidth * t
-        case .leaf:
-          inside = lens!.contains(x: Double(x) + 0.5, y: Double(y) + 0.5)
-        }
-        mask[x, y] = inside
+        let (cx, cy) = (Double(x) + 0.5, Double(y) + 0.5)
+        mask[x, y] = icon == .leaf ? lens.contains(x: cx, y: cy) : IconGeometry.contains(icon, u: cx / s, v: cy / s)
       }
     }
     return mask
@@ -118,29 +88,5 @@ public enum IconRenderer {
 
   private static func point(_ p: (x: Double, y: Double), size: Int) -> (x: Int, y: Int) {
     (Int((p.x * Double(size)).rounded(.down)), Int((p.y * Double(size)).rounded(.down)))
-  }
-
-  /// The leaf body: the intersection of two discs whose circles meet at the two tips.
-  private struct Lens {
-    var centres: [(x: Double, y: Double)]
-    var radius: Double
-
-    init(size s: Double) {
-      let a = (x: IconRenderer.leafTipLow.x * s, y: IconRenderer.leafTipLow.y * s)
-      let b = (x: IconRenderer.leafTipHigh.x * s, y: IconRenderer.leafTipHigh.y * s)
-      let chord = ((b.x - a.x) * (b.x - a.x) + (b.y - a.y) * (b.y - a.y)).squareRoot()
-      let sagitta = IconRenderer.leafWidthRatio * chord / 2
-      // A circle through both tips bulging `sagitta` beyond the chord: R = (c²/4 + h²) / 2h.
-      radius = (chord * chord / 4 + sagitta * sagitta) / (2 * sagitta)
-      let mid = (x: (a.x + b.x) / 2, y: (a.y + b.y) / 2)
-      let normal = (x: -(b.y - a.y) / chord, y: (b.x - a.x) / chord)
-      let offset = radius - sagitta
-      centres = [(mid.x + normal.x * offset, mid.y + normal.y * offset),
-                 (mid.x - normal.x * offset, mid.y - normal.y * offset)]
-    }
-
-    func contains(x: Double, y: Double) -> Bool {
-      centres.allSatisfy { ($0.x - x) * ($0.x - x) + ($0.y - y) * ($0.y - y) <= radius * radius }
-    }
   }
 }

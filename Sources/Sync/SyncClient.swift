@@ -60,7 +60,10 @@ public final class SyncClient: Sendable {
     var lastProblem: String?
     let deadline = clock.monotonic() + configuration.deadline
     // Rows waiting when the run began, less those sent since: the backlog each batch reports to the hub.
-    var backlog = try outboxCall { try outbox.outboxStatus().pending }
+    let status = try outboxCall { try outbox.outboxStatus() }
+    var backlog = status.pending
+    // Rows in quarantine when the run began, plus those quarantined since: each batch reports it to the hub too.
+    let quarantinedBefore = status.quarantined
     runLoop: while true {
       try Task.checkCancellation()
       let remaining = deadline - clock.monotonic()
@@ -83,7 +86,10 @@ public final class SyncClient: Sendable {
       report.requests += 1
       if consecutiveFailures > 0 { report.retries += 1 }
       let timeout = min(configuration.requestTimeout, remaining)
-      switch await send(batch, outboxPending: max(0, backlog - batch.count), timeout: timeout) {
+      let quarantined = min(SyncAPI.maxOutboxPending, quarantinedBefore + report.quarantined)
+      switch await send(
+        batch, outboxPending: max(0, backlog - batch.count), outboxQuarantined: quarantined, timeout: timeout)
+      {
       case .answered(let response):
         consecutiveFailures = 0
         backlog = max(0, backlog - batch.count)
@@ -209,10 +215,13 @@ public final class SyncClient: Sendable {
     case cancelled
   }
 
-  private func send(_ batch: [MeasurementRecord], outboxPending: Int, timeout: Double) async -> BatchOutcome {
+  private func send(
+    _ batch: [MeasurementRecord], outboxPending: Int, outboxQuarantined: Int, timeout: Double
+  ) async -> BatchOutcome {
     let body: [UInt8]
     do {
-      body = try SyncBody.encode(IngestRequest(deviceId: batch[0].deviceId, records: batch, outboxPending: outboxPending))
+      body = try SyncBody.encode(IngestRequest(
+        deviceId: batch[0].deviceId, records: batch, outboxPending: outboxPending, outboxQuarantined: outboxQuarantined))
     } catch {
       return .batchRefused(status: 0, reason: "the row could not be encoded: \(error)")
     }

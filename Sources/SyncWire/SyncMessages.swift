@@ -10,17 +10,22 @@ public struct IngestRequest: Sendable, Equatable, Codable {
   /// Rows still waiting in the device's outbox after this batch, when the device knows: the hub's fleet page
   /// shows it. Optional, 0-`SyncAPI.maxOutboxPending`.
   public var outboxPending: Int?
+  /// Rows the device holds in quarantine (refused earlier, kept for a person to look at), when the device knows:
+  /// the fleet page shows it next to the backlog. Optional, 0-`SyncAPI.maxOutboxPending`.
+  public var outboxQuarantined: Int?
 
-  public init(deviceId: String, records: [MeasurementRecord], outboxPending: Int? = nil) {
+  public init(deviceId: String, records: [MeasurementRecord], outboxPending: Int? = nil, outboxQuarantined: Int? = nil) {
     self.deviceId = deviceId
     self.records = records
     self.outboxPending = outboxPending
+    self.outboxQuarantined = outboxQuarantined
   }
 
   enum CodingKeys: String, CodingKey {
     case records
     case deviceId = "device_id"
     case outboxPending = "outbox_pending"
+    case outboxQuarantined = "outbox_quarantined"
   }
 }
 

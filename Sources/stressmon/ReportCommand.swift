@@ -78,7 +78,8 @@ struct ReportCommand: ParsableCommand {
       reportDay = requestedDay ?? LocalDay.today()
       records = try loadDay(dbPath: db, day: reportDay)
     }
-    let report = DayReport(records: records, day: reportDay)
+    // Today's hours still to come are left blank, not hatched as if data were missing.
+    let report = DayReport(records: records, day: reportDay, options: .init(now: Double(time(nil))))
     let bytes = format == "png" ? report.png() : Array(report.svg().utf8)
     do {
       try AtomicFile.write(bytes, to: out)

@@ -121,7 +121,7 @@ struct DayReportRasterTests {
     #expect(texts.contains("No measurements on this day"))
   }
 
-  @Test("Band tints keep the category's hue, and the pattern's ink is darker than its paper")
+  @Test("Band fills keep the category's hue; every pattern shows as clearly, and the stress line stays on top")
   func bandTints() {
     for category in StressCategory.allCases {
       guard case .pattern(.category(let pattern), let ink, let paper) = ReportStyle.band(category) else {
@@ -129,17 +129,27 @@ struct DayReportRasterTests {
         continue
       }
       #expect(pattern == category.pattern)
-      for tint in [ink, paper] {
-        // Mixing with white scales each channel's distance from 255 by the same factor
-        let pairs = [(category.colour.red, tint.red), (category.colour.green, tint.green),
-                     (category.colour.blue, tint.blue)].filter { $0.0 < 200 }
-        let factors = pairs.map { (255 - Double($0.1)) / (255 - Double($0.0)) }
-        let full = [(category.colour.red, tint.red), (category.colour.green, tint.green),
-                    (category.colour.blue, tint.blue)].filter { $0.0 == 255 }
-        #expect(full.allSatisfy { $0.1 == 255 }, "a full channel stays full when mixed with white")
-        #expect(factors.max()! - factors.min()! < 0.02, "\(category) \(tint.hexString)")
+      let colour = category.colour
+      let channels = { (c: RGBColour) in [Double(c.red), Double(c.green), Double(c.blue)] }
+      for fill in [ink, paper] {
+        let (a, b) = (channels(colour), channels(fill))
+        // Mixed with white, each channel's distance from 255 shrinks by one factor; mixed with black, each channel
+        // shrinks by one factor: either way the hue is the category's.
+        let towardsWhite = zip(a, b).filter { $0.0 < 200 }.map { (255 - $0.1) / (255 - $0.0) }
+        let towardsBlack = zip(a, b).filter { $0.0 > 40 }.map { $0.1 / $0.0 }
+        let keepsHue = [towardsWhite, towardsBlack].contains { factors in
+          factors.count >= 1 && factors.max()! - factors.min()! < 0.02
+        }
+        #expect(keepsHue, "\(category) \(fill.hexString) is not a tint or a shade of \(colour.hexString)")
       }
-      #expect(Int(ink.red) + Int(ink.green) + Int(ink.blue) < Int(paper.red) + Int(paper.green) + Int(paper.blue))
+      // The pattern's contrast with its paper is the same for every category (the light yellow and orange bands
+      // were faint), and the near-black stress line reads on both (WCAG 1.4.11: 3:1 for graphics)
+      let contrast = WCAGContrast.ratio(ink, paper)
+      let target = ReportStyle.bandInkContrast
+      #expect(contrast >= target && contrast < target + 0.4, "\(category) \(contrast)")
+      #expect(WCAGContrast.ratio(ReportStyle.stressLine, ink) >= 3)
+      #expect(WCAGContrast.ratio(ReportStyle.stressLine, paper) >= 3)
+      #expect(WCAGContrast.luminance(ink) < WCAGContrast.luminance(paper))
     }
   }
 

@@ -11,26 +11,10 @@ import Testing
 /// With `STRESSMON_SCREENSHOTS=DIR` the screenshots are kept there (scripts/hub-screenshots makes the README's).
 @Suite("Fleet pages in headless Chromium", .serialized)
 struct FleetBrowserTests {
-  /// A hub holding one device per category reporting now (real-recording rows moved to the last hour), one
-  /// quiet for three hours and one that never sent anything; and a reader token.
+  /// A hub holding one device per category reporting now (six hours of real-recording rows), one quiet for three
+  /// hours and one that never sent anything; and a reader token.
   static func fleet(_ directory: TemporaryDirectory) async throws -> (LiveHub, String) {
-    let storage = try await SyncEndToEndTests.makeStorage(directory)
-    let now = Date().timeIntervalSince1970
-    let names: [StressCategory: String] = [.relaxed: "desk-ana", .mild: "desk-ben", .moderate: "ward-3-bed-2", .high: "lab-pi-7"]
-    for category in StressCategory.allCases {
-      let device = names[category] ?? category.rawValue
-      _ = try await HubTokens.create(deviceId: device, storage: storage, now: now - 86_400)
-      let row = try kioskRecord(category, device: device, now: now, age: 40)
-      _ = try await storage.upsert(deviceId: device, records: [row], receivedAt: now - 35, outboxPending: 0)
-    }
-    _ = try await HubTokens.create(deviceId: "wear-zero-1", storage: storage, now: now - 86_400)
-    let quiet = try kioskRecord(.mild, device: "wear-zero-1", now: now, age: 3 * 3_600 + 120)
-    _ = try await storage.upsert(deviceId: "wear-zero-1", records: [quiet], receivedAt: now - 3 * 3_600, outboxPending: 418)
-    _ = try await HubTokens.create(deviceId: "kiosk-hall", storage: storage, now: now - 600)
-    let reader = try await HubTokens.create(kind: .reader, deviceId: nil, storage: storage, now: now).token
-    let hub = LiveHub(storage: storage)
-    try await hub.start()
-    return (hub, reader)
+    try await PageScenes.fleet(directory)
   }
 
   static func screenshot(_ url: String, size: (Int, Int), name: String, in directory: TemporaryDirectory) async throws
@@ -55,7 +39,7 @@ struct FleetBrowserTests {
         "--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=\(directory.file("profile-dom"))", "--dump-dom", url,
       ]).output
     }
-    let image = try await Self.screenshot(url, size: (1100, 520), name: "hub-fleet.png", in: directory)
+    let image = try await Self.screenshot(url, size: (1400, 900), name: "hub-fleet.png", in: directory)
     await hub.stop()
     // The browser built the table: six devices, the quiet one flagged, the silent one without data
     #expect(dom.components(separatedBy: "<tr data-device=").count - 1 == 6)
@@ -111,7 +95,7 @@ struct FleetBrowserTests {
       name: "hub-day-svg.png", in: directory)
     _ = try await Self.screenshot(
       "\(hub.baseURL)/devices/desk-ana/days/\(day)?key=\(reader)", size: (expected.width + 64, expected.height + 150),
-      name: "hub-day.png", in: directory)
+      name: "hub-day-page.png", in: directory)
     await hub.stop()
     guard let picture else { return }
     #expect(picture.width == expected.width && picture.height == expected.height)

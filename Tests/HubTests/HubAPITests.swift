@@ -27,6 +27,11 @@ struct HubAPISQLiteTests {
   func operate(_ check: HubOperateCheck) async throws {
     try await Self.storage { try await check.run(on: $0) }
   }
+
+  @Test("the pages' paged, sorted and bounded reads and the gauges on SQLite", arguments: HubPageCheck.allCases)
+  func pages(_ check: HubPageCheck) async throws {
+    try await Self.storage { try await check.run(on: $0) }
+  }
 }
 
 @Suite("Hub API on PostgreSQL", .serialized)
@@ -46,6 +51,7 @@ struct HubAPIPostgresTests {
       for check in HubAPICheck.allCases { try await check.run(on: storage) }
       for check in HubPrivacyCheck.allCases { try await check.run(on: storage) }
       for check in HubOperateCheck.allCases { try await check.run(on: storage) }
+      for check in HubPageCheck.allCases { try await check.run(on: storage) }
       // Two instances migrating at once (a fleet starting together) must not fail.
       let second = try PostgresHubStorage(url: cluster.url)
       async let a: Void = storage.migrate()

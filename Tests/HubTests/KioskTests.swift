@@ -69,7 +69,7 @@ struct KioskPageTests {
   func imageLabel() throws {
     for category in StressCategory.allCases {
       let view = KioskView(deviceId: "desk-1", record: try kioskRecord(category, device: "desk-1", now: now, age: 30), now: now, options: HubOptions())
-      let html = KioskPage.document(view)
+      let html = KioskPage.document(view, panelURL: "/kiosk/d/panel")
       #expect(html.contains("role=\"img\" aria-labelledby=\"category-image-title\""))
       #expect(html.contains("<title id=\"category-image-title\">\(category.accessibilityText)</title>"))
       #expect(html.contains("data-icon=\"\(category.icon.rawValue)\" data-pattern=\"\(category.pattern.rawValue)\""))
@@ -81,7 +81,7 @@ struct KioskPageTests {
   @Test("motion happens only without a reduced-motion preference")
   func reducedMotion() throws {
     let view = KioskView(deviceId: "d", record: try kioskRecord(.high, device: "d", now: now, age: 3000), now: now, options: HubOptions())
-    let html = KioskPage.document(view)
+    let html = KioskPage.document(view, panelURL: "/kiosk/d/panel")
     let media = "@media (prefers-reduced-motion: no-preference) {"
     let parts = html.components(separatedBy: media)
     #expect(parts.count == 2)
@@ -95,7 +95,7 @@ struct KioskPageTests {
     let stale = KioskPage.panel(KioskView(deviceId: "d", record: try kioskRecord(.mild, device: "d", now: now, age: 3600), now: now, options: options))
     let none = KioskPage.panel(KioskView(deviceId: "d", record: nil, now: now, options: options))
     #expect(!fresh.contains("Stale data"))
-    #expect(stale.contains("Stale data: nothing new for 60 minutes"))
+    #expect(stale.contains("Stale data: nothing new for 60 min."))
     #expect(none.contains("No data yet") && none.contains("data-category=\"none\""))
   }
 }
@@ -121,17 +121,17 @@ struct KioskBrowserTests {
     let hub = LiveHub(storage: storage)
     try await hub.start()
     let shot = try await Self.screenshot(
-      chromium, "\(hub.baseURL)/kiosk/kiosk-1?key=\(key)", size: (800, 600), name: "kiosk.png", in: directory)
+      chromium, "\(hub.baseURL)/kiosk/kiosk-1?key=\(key)", size: (600, 800), name: "kiosk.png", in: directory)
     await hub.stop()
     guard let image = shot else { return }
-    #expect(image.width == 800 && image.height == 600)
+    #expect(image.width == 600 && image.height == 800)
 
     // The page background is the category colour
     let colour = category.colour
     let corner = image.pixel(5, 5)
     #expect(abs(corner.r - Int(colour.red)) <= 2 && abs(corner.g - Int(colour.green)) <= 2 && abs(corner.b - Int(colour.blue)) <= 2)
 
-    // The icon: the first rows with ink from the top; its height is 42vh.
+    // The icon (portrait: centred, above the text): the first rows with ink from the top; its height is 30vh.
     let ink = KioskContrast.textColour(on: colour)
     func isInk(_ x: Int, _ y: Int) -> Bool {
       let p = image.pixel(x, y)
@@ -143,9 +143,26 @@ struct KioskBrowserTests {
       Issue.record("no ink on the page")
       return
     }
-    let iconSize = Int(0.42 * Double(image.height))
-    // Sample inside the shape, clear of its outline: centre column, 62 % down the icon box, ±14 % wide.
-    let (cx, cy, half) = (image.width / 2, top + iconSize * 62 / 100, iconSize * 14 / 100)
+    let iconSize = Int(0.30 * Double(image.height))
+    // Sample inside the shape, clear of its outline: 62 % down the centre column, ±14 % wide; the leaf (a lens on
+    // the rising diagonal) around the middle of its two tips, ±10 %.
+    let left = image.width / 2 - iconSize / 2
+    let leaf = category.icon == .leaf
+    let centre = leaf
+      ? ((IconGeometry.leafTipLow.x + IconGeometry.leafTipHigh.x) / 2,
+         (IconGeometry.leafTipLow.y + IconGeometry.leafTipHigh.y) / 2)
+      : (0.5, 0.62)
+    // The first ink row is the shape's top, which lies this far below the icon box's top
+    let shapeTop: Double
+    switch category.icon {
+    case .leaf: shapeTop = IconGeometry.leafTipHigh.y
+    case .circle: shapeTop = 0.5 - IconGeometry.circleRadius
+    case .square: shapeTop = 0.5 - IconGeometry.squareSide / 2
+    case .triangle: shapeTop = IconGeometry.triangleTop
+    }
+    let boxTop = top - Int(shapeTop * Double(iconSize))
+    let (cx, cy) = (left + Int(centre.0 * Double(iconSize)), boxTop + Int(centre.1 * Double(iconSize)))
+    let half = iconSize * (leaf ? 10 : 14) / 100
     var inkPixels = 0, total = 0, emptyRows = 0
     for y in (cy - half)..<(cy + half) {
       var rowInk = 0
@@ -174,14 +191,15 @@ struct KioskBrowserTests {
   /// A screenshot of `url` at `size` CSS pixels (scale 1, sRGB), decoded; nil (with an issue recorded) when
   /// Chromium wrote none. With `STRESSMON_SCREENSHOTS=DIR` the PNG is kept there as `name`.
   static func screenshot(
-    _ chromium: String, _ url: String, size: (Int, Int), name: String, in directory: TemporaryDirectory
+    _ chromium: String, _ url: String, size: (Int, Int), name: String, in directory: TemporaryDirectory,
+    extra: [String] = []
   ) async throws -> PNGImage? {
     let png = directory.file(name)
     let result = try await offload { try Self.run(chromium, [
       "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--force-device-scale-factor=1",
       "--force-color-profile=srgb", "--window-size=\(size.0),\(size.1)",
-      "--user-data-dir=\(directory.file("profile-\(name)"))", "--screenshot=\(png)", url,
-    ]) }
+      "--user-data-dir=\(directory.file("profile-\(name)"))", "--screenshot=\(png)",
+    ] + extra + [url]) }
     guard let data = FileManager.default.contents(atPath: png) else {
       Issue.record("chromium wrote no screenshot (exit \(result.status)): \(result.output.suffix(500))")
       return nil

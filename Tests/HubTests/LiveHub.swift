@@ -28,8 +28,9 @@ final class LiveHub: Sendable {
   let storage: any HubStorage
   private let script: Mutex<[HubFault]>
   private let served = Mutex<[HubFault?]>([])
-  private let requests = Mutex<[(path: String, at: Date)]>([])
-  /// Requests for this path wait until `openGate()` (a test orders events across the browser and the hub).
+  private let requests = Mutex<[(path: String, at: Date, query: String)]>([])
+  /// Requests whose target (path and query) starts with this wait until `openGate()` (a test orders events across
+  /// the browser and the hub).
   private let gate = Mutex<(path: String?, open: Bool)>((nil, true))
   private let state = Mutex<(port: Int, server: GracefulServer?)>((0, nil))
   /// Every ingest answer waits this long after storing (a slow hub), unless a fault says otherwise.
@@ -39,13 +40,15 @@ final class LiveHub: Sendable {
   let options: HubOptions
   /// The connection guard's limits, as `stressmon-hub serve` sets them.
   let limits: ConnectionLimits
-  let metrics = HubMetrics()
+  let metrics: HubMetrics
 
   init(
     storage: any HubStorage, faults: [HubFault] = [], delayAfterStore: Double = 0, tls: TLSConfiguration? = nil,
-    options: HubOptions = HubOptions(), limits: ConnectionLimits = ConnectionLimits()
+    options: HubOptions = HubOptions(), limits: ConnectionLimits = ConnectionLimits(),
+    metrics: HubMetrics = HubMetrics()
   ) {
     self.storage = storage
+    self.metrics = metrics
     self.options = options
     self.limits = limits
     self.script = Mutex(faults)
@@ -60,7 +63,7 @@ final class LiveHub: Sendable {
   func openGate() { gate.withLock { $0.open = true } }
 
   /// Every request path the hub saw, with when.
-  var requestLog: [(path: String, at: Date)] { requests.withLock { $0 } }
+  var requestLog: [(path: String, at: Date, query: String)] { requests.withLock { $0 } }
 
   /// The fault applied to each ingest request so far (nil: served normally).
   var servedFaults: [HubFault?] { served.withLock { $0 } }
@@ -105,8 +108,9 @@ final class LiveHub: Sendable {
   private func respond(
     _ request: Request, _ context: HubRequestContext, _ inner: some HTTPResponder<HubRequestContext>
   ) async throws -> Response {
-    requests.withLock { $0.append((request.uri.path, Date())) }
-    while gate.withLock({ $0.path == request.uri.path && !$0.open }) {
+    requests.withLock { $0.append((request.uri.path, Date(), request.uri.query ?? "")) }
+    let target = request.uri.description
+    while gate.withLock({ gate in gate.path.map { target.hasPrefix($0) } == true && !gate.open }) {
       try await Task.sleep(for: .milliseconds(10))
     }
     guard request.method == .post, request.uri.path == SyncAPI.measurementsPath else {

@@ -90,11 +90,19 @@ struct SQLiteHubStorageTests {
     try await storage.migrate()  // idempotent
     #expect(try await storage.credential(forTokenHash: HubTokens.hash(token))?.kind == .device)
     #expect(try await storage.devices(notAfter: 2e9).map(\.deviceId) == ["old-desk"])
-    #expect(try await Self.pragma(storage, "user_version") == "2")
+    #expect(try await Self.pragma(storage, "user_version") == "3")
+    // Version 3 keeps each device's newest window on its row: filled from the old rows by the migration
+    let states = try await storage.deviceStates(limit: 10)
+    let newest = rows.max { $0.windowEnd < $1.windowEnd }!
+    #expect(states.states.map(\.deviceId) == ["old-desk"])
+    #expect(states.states.first?.latestWindowEnd == newest.windowEnd)
+    #expect(states.states.first?.latestLevel == newest.stressLevel && states.states.first?.latestHrvMs == newest.sdnnMs)
     var more = try MeasurementFixtures.records(device: "old-desk", count: 4)[3]
     more.modifiedAt += 1
-    _ = try await storage.upsert(deviceId: "old-desk", records: [more], receivedAt: 2, outboxPending: 0)
+    _ = try await storage.upsert(deviceId: "old-desk", records: [more], receivedAt: more.windowEnd + 5, outboxPending: 0)
     #expect(try await storage.feed(deviceId: nil, after: 42, limit: 10).lastSequence == 43)
+    // And every upload refreshes it
+    #expect(try await storage.deviceStates(limit: 10).states.first?.latestWindowEnd == more.windowEnd)
     try await storage.close()
   }
 }
