@@ -88,7 +88,8 @@ extension KernelLaneTests {
       // Given GPIO24 hogged by the kernel and GPIO25 requested by another program
       let other = try GPIODChip(label: "pinctrl-bcm2711")
       defer { other.close() }
-      _ = try other.request(.name("GPIO25"), direction: .output(initial: true), consumer: "other-program")
+      let held = try other.request(.name("GPIO25"), direction: .output(initial: true), consumer: "other-program")
+      defer { held.release() }
       // Then inspecting shows both holders
       #expect(chip.inspect(.name("GPIO24"))?.consumer == "lane-hog")
       #expect(chip.inspect(.name("GPIO25"))?.consumer == "other-program")
