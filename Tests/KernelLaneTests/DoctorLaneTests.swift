@@ -64,6 +64,13 @@ extension KernelLaneTests {
       let summary = Self.statuses(checks)
       #expect(summary.filter { $0.hasPrefix("fail") } == ["fail sample rate", "fail spi panel"], "\(checks)")
       #expect(summary.filter { $0 == "pass gpio line" }.count == 7)
+      let adapter = try #require(checks.first { $0["name"] as? String == "i2c adapter" })
+      #expect(adapter["status"] as? String == "pass")
+      #expect(adapter["detail"] as? String == "'SMBus stub driver' speaks SMBus only (no I2C_FUNC_I2C): the FIFO is "
+        + "read in SMBus I2C-block reads of 5 samples (30 bytes)")
+      // i2c-stub keeps no FIFO: the set-up goes through, no sample ever arrives
+      let rate = try #require(checks.first { $0["name"] as? String == "sample rate" })
+      #expect((rate["detail"] as? String)?.hasPrefix("measured 0 samples/s, configured 100") == true, "\(rate)")
       let identityCheck = try #require(checks.first { $0["name"] as? String == "sensor identity" })
       #expect((identityCheck["detail"] as? String)?.contains("PART_ID 0x15, REV_ID 0x03") == true)
       let chip = try #require(checks.first { $0["name"] as? String == "gpio chip" })

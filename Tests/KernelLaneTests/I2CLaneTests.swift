@@ -36,8 +36,34 @@ extension KernelLaneTests {
     func functionality() throws {
       let device = try I2CDevice.open(path: KernelLane.i2cStubPath)
       defer { try? device.close() }
-      // STUB_FUNC_DEFAULT of drivers/i2c/i2c-stub.c, as include/uapi/linux/i2c.h spells the bits
-      #expect(try device.functionality() == 0x0C7F_0000)
+      // STUB_FUNC_DEFAULT of drivers/i2c/i2c-stub.c, as include/uapi/linux/i2c.h spells the bits: what the
+      // emulated bus models as I2CAdapter.smbusStub
+      #expect(try device.functionality().rawValue == 0x0C7F_0000)
+      #expect(try device.adapter() == I2CAdapter.smbusStub)
+    }
+
+    @Test("An adapter without SMBus block reads (i2c-stub's functionality changed): the driver refuses, naming it")
+    func refusedWithoutBlockReads() async throws {
+      let device = try Self.loadIdentity()
+      defer { try? device.close() }
+      // Given i2c-stub told to report SMBus quick, byte, byte data and word data only (its module parameter)
+      let parameter = "/sys/module/i2c_stub/parameters/functionality"
+      let saved = try KernelLane.read(parameter)
+      try KernelLane.write(parameter, "\(0x007F_0000)")
+      defer { try? KernelLane.write(parameter, saved) }
+      let bus = try LinuxI2CBus(path: KernelLane.i2cStubPath)
+      #expect(bus.adapter.functionality.rawValue == 0x007F_0000)
+      // When the driver starts, it refuses in one line naming the adapter and the missing bits
+      let driver = MAX30102Driver(bus: bus, configuration: MAX30102Configuration(), clock: SystemClock())
+      await #expect {
+        try await driver.start()
+      } throws: { error in
+        let text = "\(error)"
+        return text.contains("/dev/i2c-0: adapter 'SMBus stub driver' has neither I2C_FUNC_I2C nor "
+          + "I2C_FUNC_SMBUS_READ_I2C_BLOCK") && !text.contains("\n")
+      }
+      // And it did not touch the sensor: MODE still holds what loadIdentity left
+      #expect(try device.readByteData(register: 0x09) == 0)
     }
 
     @Test("I2C_RDWR on an SMBus-only adapter fails with EOPNOTSUPP (the I2C core has no master_xfer to call)")
@@ -47,7 +73,8 @@ extension KernelLaneTests {
       #expect {
         _ = try device.writeThenRead(address: KernelLane.sensorAddress, bytes: [0xFF], count: 1)
       } throws: { error in
-        (error as? DeviceError)?.errno == EOPNOTSUPP
+        guard let error = error as? DeviceError else { return false }
+        return error.errno == EOPNOTSUPP && error.hint.contains("does not offer this kind of transfer")
       }
     }
 
@@ -60,7 +87,7 @@ extension KernelLaneTests {
         _ = try device.readByteData(register: 0xFF, address: 0x58)
       } throws: { error in
         guard let error = error as? DeviceError else { return false }
-        return error.description.contains("0x58") && error.hint.contains("NACK")
+        return error.errno == ENODEV && error.description.contains("0x58") && error.hint.contains("NACK")
       }
     }
 
