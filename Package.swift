@@ -189,6 +189,14 @@ let package = Package(
       dependencies: ["Analysis", "PulseDSP", "StressModel", "Signals", "Platform", "TestSupport", "EvaluationSet"]
     ),
     .testTarget(name: "LinuxIOTests", dependencies: ["LinuxIO", "BoardParts", "Platform", "TestSupport"]),
+    // GPIO and I2C through a real Linux kernel (gpio-sim, i2c-stub), inside scripts/kernel-lane's VM: compiled only
+    // into the lane's own builds (STRESSMON_KERNEL_LANE_BUILD=1); elsewhere one disabled test says so
+    // (docs/kernel-lane.md).
+    .testTarget(
+      name: "KernelLaneTests",
+      dependencies: ["LinuxIO", "Sensors", "Indicators", "BoardParts", "Platform", "Raster", "StressModel", "TestSupport"],
+      swiftSettings: Context.environment["STRESSMON_KERNEL_LANE_BUILD"] == "1" ? [.define("STRESSMON_KERNEL_LANE")] : []
+    ),
     .testTarget(name: "SignalsTests", dependencies: ["Signals", "Platform", "TestSupport"]),
     .testTarget(name: "ConfigTests", dependencies: ["Config", "TestSupport"]),
     // Monitor for the board-to-source mapping (PulseSourceFactory), which lives in the composition root.

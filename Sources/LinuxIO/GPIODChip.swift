@@ -116,10 +116,13 @@ public final class GPIODChip: GPIOChip {
       }
       guard let request else {
         let code = errno == 0 ? EIO : errno
-        throw DeviceError(
-          kind: .gpio, path: path, operation: "request line \(line)", errno: code,
-          hint: code == EBUSY
-            ? "another program holds this line ('gpioinfo \(handles.name)' shows its consumer); stop it" : nil)
+        var hint: String?
+        if code == EBUSY {
+          // Name the holder: the kernel knows it (a program's consumer string, or a hog's name).
+          let holder = Self.kernelLineInfo(chip, offset: offset)?.consumer.map { "'\($0)'" } ?? "another program"
+          hint = "\(holder) holds this line ('gpioinfo \(handles.name)' shows it); stop \(holder) or free the line"
+        }
+        throw DeviceError(kind: .gpio, path: path, operation: "request line \(line)", errno: code, hint: hint)
       }
       let token = handles.nextToken
       handles.nextToken += 1
@@ -150,17 +153,10 @@ public final class GPIODChip: GPIOChip {
     handles.withLock { handles in
       guard let chip = handles.chip else { return nil }
       let resolution = Self.resolve(line, chip: chip, label: chipLabel, lineCount: handles.lineCount)
-      guard let offset = resolution.lineOffset else { return nil }
-      var name = [CChar](repeating: 0, count: 64)
-      var consumer = [CChar](repeating: 0, count: 64)
-      var used = false
-      guard stressmon_gpio_line_info(chip, offset, &name, name.count, &consumer, consumer.count, &used) == 0 else {
+      guard let offset = resolution.lineOffset, let info = Self.kernelLineInfo(chip, offset: offset) else {
         return nil
       }
-      let consumerText = String(cString: consumer)
-      return GPIOLineInfo(
-        resolution: resolution, kernelName: String(cString: name), inUse: used,
-        consumer: consumerText.isEmpty ? nil : consumerText)
+      return GPIOLineInfo(resolution: resolution, kernelName: info.name, inUse: info.used, consumer: info.consumer)
     }
   }
 
@@ -214,6 +210,25 @@ public final class GPIODChip: GPIOChip {
       if result < 0 { throw DeviceError(kind: .gpio, path: label, operation: operation, errno: -result) }
       return result
     }
+  }
+
+  /// The kernel's view of one line: its name, its consumer (nil when none) and whether it is in use.
+  private static func kernelLineInfo(
+    _ chip: OpaquePointer, offset: UInt32
+  ) -> (name: String, consumer: String?, used: Bool)? {
+    var name = [CChar](repeating: 0, count: 64)
+    var consumer = [CChar](repeating: 0, count: 64)
+    var used = false
+    guard stressmon_gpio_line_info(chip, offset, &name, name.count, &consumer, consumer.count, &used) == 0 else {
+      return nil
+    }
+    let consumerText = text(consumer)
+    return (text(name), consumerText.isEmpty ? nil : consumerText, used)
+  }
+
+  /// A NUL-terminated C buffer as a String.
+  private static func text(_ buffer: [CChar]) -> String {
+    String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
   }
 
   private static func resolve(

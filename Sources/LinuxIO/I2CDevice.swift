@@ -121,19 +121,69 @@ public struct I2CDevice: Sendable, Equatable {
     }
   }
 
-  /// The adapter's functionality bits (`ioctl(I2C_FUNCS)`), e.g. whether it supports I2C_RDWR (I2C_FUNC_I2C).
-  public func functionality() throws(DeviceError) -> UInt {
+  /// SMBus "read I2C block data": the register number, a repeated start, then `count` bytes (at most 32), from the
+  /// device selected by `setTarget`. On the wire it is the same as `writeThenRead`; it is what an SMBus-only
+  /// adapter offers instead (I2C_FUNC_SMBUS_READ_I2C_BLOCK).
+  public func readI2CBlock(register: UInt8, count: Int, address: UInt8? = nil) throws(DeviceError) -> [UInt8] {
+    // libi2c would silently shorten a longer read to 32 bytes.
+    precondition(count > 0 && count <= I2CFunctionality.smbusBlockMaximum)
+    var bytes = [UInt8](repeating: 0, count: I2CFunctionality.smbusBlockMaximum)
+    let result = i2c_smbus_read_i2c_block_data(rawValue, register, UInt8(count), &bytes)
+    guard result >= 0 else {
+      throw error("SMBus I2C-block read of \(count) bytes from register \(Self.hex(register))", -result,
+                  address: address)
+    }
+    guard Int(result) == count else {
+      throw error("SMBus I2C-block read of \(count) bytes from register \(Self.hex(register)) (got \(result))", EIO,
+                  address: address)
+    }
+    return Array(bytes.prefix(count))
+  }
+
+  /// SMBus "write I2C block data": the register number, then `bytes` (at most 32), to the device selected by
+  /// `setTarget` (I2C_FUNC_SMBUS_WRITE_I2C_BLOCK).
+  public func writeI2CBlock(register: UInt8, bytes: [UInt8], address: UInt8? = nil) throws(DeviceError) {
+    precondition(!bytes.isEmpty && bytes.count <= I2CFunctionality.smbusBlockMaximum)
+    let result = bytes.withUnsafeBufferPointer { buffer in
+      i2c_smbus_write_i2c_block_data(rawValue, register, UInt8(buffer.count), buffer.baseAddress)
+    }
+    guard result >= 0 else {
+      throw error("SMBus I2C-block write of \(Self.hexList(bytes)) to register \(Self.hex(register))", -result,
+                  address: address)
+    }
+  }
+
+  /// The adapter's functionality bits (`ioctl(I2C_FUNCS)`): whether it speaks plain I2C (I2C_RDWR), which SMBus
+  /// transfers it offers.
+  public func functionality() throws(DeviceError) -> I2CFunctionality {
     var funcs: UInt = 0
     let result = withUnsafeMutablePointer(to: &funcs) { pointer in
       retryingOnInterrupt { ioctl(rawValue, UInt(I2C_FUNCS), UnsafeMutableRawPointer(pointer)) }
     }
     if result < 0 { throw error("ioctl(I2C_FUNCS)", errno) }
-    return funcs
+    return I2CFunctionality(rawValue: funcs)
   }
 
-  /// Whether the adapter can do plain I2C transfers (I2C_RDWR), which burst FIFO reads need.
-  public func supportsCombinedTransfers() throws(DeviceError) -> Bool {
-    try functionality() & UInt(I2C_FUNC_I2C) != 0
+  /// The adapter behind this node: its name (sysfs, `/sys/dev/char/89:N/name`; the path when sysfs does not say)
+  /// and its functionality.
+  public func adapter() throws(DeviceError) -> I2CAdapter {
+    I2CAdapter(name: adapterName() ?? path, functionality: try functionality())
+  }
+
+  /// The adapter's name as the kernel gives it, e.g. `bcm2835 (i2c@7e804000)` or `SMBus stub driver`; nil when
+  /// sysfs is not mounted or the node is not a character device.
+  public func adapterName() -> String? {
+    var status = stat()
+    guard fstat(rawValue, &status) == 0, status.st_mode & S_IFMT == S_IFCHR else { return nil }
+    // gnu_dev_major/minor, which Swift cannot import as macros.
+    let device = UInt64(status.st_rdev)
+    let major = ((device >> 8) & 0xFFF) | ((device >> 32) & ~UInt64(0xFFF))
+    let minor = (device & 0xFF) | ((device >> 12) & ~UInt64(0xFF))
+    guard let file = try? FileDescriptor.open("/sys/dev/char/\(major):\(minor)/name", .readOnly) else { return nil }
+    defer { try? file.close() }
+    guard let bytes = try? file.readAll(limit: 256) else { return nil }
+    let name = String(decoding: bytes.prefix { $0 != UInt8(ascii: "\n") }, as: UTF8.self)
+    return name.isEmpty ? nil : name
   }
 
   // MARK: - Private
@@ -144,9 +194,13 @@ public struct I2CDevice: Sendable, Equatable {
 
   /// The fix for an errno, naming the address where it matters (NACK: wiring or address; EBUSY: a kernel driver).
   public static func hint(errno code: Int32, address: UInt8?) -> String? {
+    if code == EOPNOTSUPP {
+      return "the I2C adapter does not offer this kind of transfer ('i2cdetect -F <bus>' lists what it does)"
+    }
     guard let address else { return nil }
     switch code {
-    case EREMOTEIO, ENXIO, EIO:
+    // A NACK: i2c-bcm2835 (Raspberry Pi) reports EREMOTEIO, PC SMBus controllers ENXIO, i2c-stub ENODEV.
+    case EREMOTEIO, ENXIO, EIO, ENODEV:
       return "the device at \(hex(address)) did not answer (NACK): check the wiring (SDA, SCL, 3.3 V, GND) and that "
         + "the board file's address is \(hex(address)) ('i2cdetect -y <bus>' lists the addresses that answer)"
     case EBUSY:

@@ -13,8 +13,8 @@ public protocol EmulatedI2CDevice: AnyObject {
 
 /// A fault the emulated bus injects into a transfer.
 public enum I2CFault: Sendable, Equatable {
-  /// The device does not acknowledge its address: nothing is transferred, the call fails with EREMOTEIO
-  /// (what the Raspberry Pi's i2c-bcm2835 returns on a NACK).
+  /// The device does not acknowledge its address: nothing is transferred, the call fails with the bus's
+  /// `nackErrno` (EREMOTEIO, what the Raspberry Pi's i2c-bcm2835 returns on a NACK, unless told otherwise).
   case nack
   /// The transfer breaks with EIO after `afterBytes` bytes of the read phase were clocked out of the device
   /// (those bytes are gone from a FIFO, as on real hardware).
@@ -23,10 +23,18 @@ public enum I2CFault: Sendable, Equatable {
 
 /// An I2C bus whose devices are emulators: `attach` a device at an address; any other address NACKs. Faults are
 /// injected on demand, by register and count, to test how drivers recover.
+///
+/// The adapter is modelled as the kernel presents it: its functionality bits decide which transfers go through
+/// (no plain I2C: multi-byte transfers are SMBus I2C blocks of at most 32 bytes, checked by the same
+/// `I2CAdapter` code `LinuxI2CBus` uses; no SMBus byte data either: EOPNOTSUPP), and a NACK fails with the
+/// errno its driver returns (i2c-bcm2835: EREMOTEIO; i2c-stub: ENODEV, drivers/i2c/i2c-stub.c).
 public final class EmulatedI2CBus: I2CBus {
   // MARK: - Properties
 
   public let path: String
+  public let adapter: I2CAdapter
+  /// The errno a transfer to an absent device (or an injected NACK) fails with.
+  public let nackErrno: Int32
   private var devices: [UInt8: any EmulatedI2CDevice] = [:]
   private var faults: [(fault: I2CFault, register: UInt8?, skip: Int)] = []
   /// Every transfer so far (a combined write-then-read counts once).
@@ -36,7 +44,17 @@ public final class EmulatedI2CBus: I2CBus {
 
   // MARK: - Initialization
 
-  public init(path: String = "emulated bus") { self.path = path }
+  /// A bus on `adapter` (default: a Raspberry Pi's i2c-bcm2835, plain I2C, NACK = EREMOTEIO).
+  public init(path: String = "emulated bus", adapter: I2CAdapter = .raspberryPi, nackErrno: Int32 = EREMOTEIO) {
+    self.path = path
+    self.adapter = adapter
+    self.nackErrno = nackErrno
+  }
+
+  /// A bus on the kernel's i2c-stub adapter: SMBus only (its default functionality), NACK = ENODEV.
+  public static func smbusStub(path: String = "emulated bus") -> EmulatedI2CBus {
+    EmulatedI2CBus(path: path, adapter: .smbusStub, nackErrno: ENODEV)
+  }
 
   // MARK: - Public
 
@@ -54,14 +72,36 @@ public final class EmulatedI2CBus: I2CBus {
   public var pendingFaultCount: Int { faults.count }
 
   public func readRegister(address: UInt8, register: UInt8) throws(DeviceError) -> UInt8 {
-    try readRegisters(address: address, register: register, count: 1)[0]
+    try checkByteData(.smbusReadByteData, register: register, operation: "SMBus read")
+    return try read(address: address, register: register, count: 1)[0]
   }
 
   public func writeRegister(address: UInt8, register: UInt8, value: UInt8) throws(DeviceError) {
-    try writeRegisters(address: address, register: register, bytes: [value])
+    try checkByteData(.smbusWriteByteData, register: register, operation: "SMBus write")
+    try write(address: address, register: register, bytes: [value])
   }
 
   public func readRegisters(address: UInt8, register: UInt8, count: Int) throws(DeviceError) -> [UInt8] {
+    try adapter.checkBlockRead(count: count, path: path, register: register)
+    return try read(address: address, register: register, count: count)
+  }
+
+  public func writeRegisters(address: UInt8, register: UInt8, bytes: [UInt8]) throws(DeviceError) {
+    try adapter.checkBlockWrite(count: bytes.count, path: path, register: register)
+    try write(address: address, register: register, bytes: bytes)
+  }
+
+  // MARK: - Transfers
+
+  /// Byte-data transfers need the SMBus bit, or plain I2C (the kernel emulates SMBus on top of it).
+  private func checkByteData(_ needed: I2CFunctionality, register: UInt8, operation: String) throws(DeviceError) {
+    guard !adapter.functionality.contains(.i2c) && !adapter.functionality.contains(needed) else { return }
+    throw DeviceError(
+      kind: .i2c, path: path, operation: "\(operation) of register \(hex(register))", errno: EOPNOTSUPP,
+      hint: I2CDevice.hint(errno: EOPNOTSUPP, address: nil))
+  }
+
+  private func read(address: UInt8, register: UInt8, count: Int) throws(DeviceError) -> [UInt8] {
     let (device, fault) = try begin(address: address, register: register, operation: "read of \(count) bytes")
     let started = Self.threadCPUNanoseconds()
     defer { Self.account(since: started) }
@@ -73,7 +113,7 @@ public final class EmulatedI2CBus: I2CBus {
     return device.transmit(count: count)
   }
 
-  public func writeRegisters(address: UInt8, register: UInt8, bytes: [UInt8]) throws(DeviceError) {
+  private func write(address: UInt8, register: UInt8, bytes: [UInt8]) throws(DeviceError) {
     let (device, fault) = try begin(address: address, register: register, operation: "write to register \(hex(register))")
     let started = Self.threadCPUNanoseconds()
     defer { Self.account(since: started) }
@@ -116,7 +156,7 @@ public final class EmulatedI2CBus: I2CBus {
     address: UInt8, register: UInt8, operation: String
   ) throws(DeviceError) -> (any EmulatedI2CDevice, I2CFault?) {
     transferCount += 1
-    guard let device = devices[address] else { throw failure(EREMOTEIO, address: address, operation: operation) }
+    guard let device = devices[address] else { throw failure(nackErrno, address: address, operation: operation) }
     var fault: I2CFault?
     if let index = faults.firstIndex(where: { $0.register == nil || $0.register == register }) {
       if faults[index].skip > 0 {
@@ -125,7 +165,7 @@ public final class EmulatedI2CBus: I2CBus {
         fault = faults.remove(at: index).fault
       }
     }
-    if fault == .nack { throw failure(EREMOTEIO, address: address, operation: operation) }
+    if fault == .nack { throw failure(nackErrno, address: address, operation: operation) }
     return (device, fault)
   }
 

@@ -96,12 +96,13 @@ public enum HardwareDiagnostics {
   ) async -> [DiagnosticCheck] {
     let driver = MAX30102Driver(bus: bus, configuration: configuration, clock: clock)
     let address = hex(configuration.address)
-    var checks: [DiagnosticCheck] = []
+    var checks = [i2cAdapter(bus: bus, driver: driver)]
+    guard checks[0].status == .pass else { return checks }
     do {
       let part = try driver.partID()
       let revision = try driver.revisionID()
       guard part == MAX30102Bits.expectedPartID else {
-        return [DiagnosticCheck(
+        return checks + [DiagnosticCheck(
           name: "sensor identity", status: .fail,
           detail: "the device at \(address) reports PART_ID \(hex(part)), a MAX3010x reports 0x15",
           fix: "check that the board file names the right part and address ('i2cdetect -y <bus>')")]
@@ -110,7 +111,7 @@ public enum HardwareDiagnostics {
         name: "sensor identity", status: .pass,
         detail: "\(configuration.part.rawValue) at \(address): PART_ID 0x15, REV_ID \(hex(revision))"))
     } catch {
-      return [DiagnosticCheck(
+      return checks + [DiagnosticCheck(
         name: "sensor identity", status: .fail, detail: "no answer at \(address) on \(bus.path): \(error)",
         fix: fixText(error, address: address))]
     }
@@ -132,6 +133,31 @@ public enum HardwareDiagnostics {
         name: "sample rate", status: .fail, detail: "could not sample: \(error)", fix: fixText(error, address: address)))
     }
     return checks
+  }
+
+  /// What the adapter can do for the MAX3010x's FIFO: plain I2C bursts, SMBus I2C-block reads (the fallback on an
+  /// SMBus-only adapter), or neither (the sensor cannot be read).
+  static func i2cAdapter(bus: any I2CBus, driver: MAX30102Driver) -> DiagnosticCheck {
+    let adapter = bus.adapter
+    let samples = driver.samplesPerTransfer
+    let bytes = samples * driver.configuration.bytesPerSample
+    switch adapter.functionality.blockRead {
+    case .combined:
+      return DiagnosticCheck(
+        name: "i2c adapter", status: .pass,
+        detail: "'\(adapter.name)' speaks plain I2C: FIFO bursts of \(samples) samples (\(bytes) bytes)")
+    case .smbusI2CBlock:
+      return DiagnosticCheck(
+        name: "i2c adapter", status: .pass,
+        detail: "'\(adapter.name)' speaks SMBus only (no I2C_FUNC_I2C): the FIFO is read in SMBus I2C-block reads of "
+          + "\(samples) samples (\(bytes) bytes)")
+    case nil:
+      return DiagnosticCheck(
+        name: "i2c adapter", status: .fail,
+        detail: "'\(adapter.name)' has neither I2C_FUNC_I2C nor I2C_FUNC_SMBUS_READ_I2C_BLOCK (it offers "
+          + "\(adapter.functionality))",
+        fix: "connect the sensor to an adapter that has one of them (a Raspberry Pi's I2C bus 1: dtparam=i2c_arm=on)")
+    }
   }
 
   /// An ADS1x15: the config write-and-read-back, and one conversion.

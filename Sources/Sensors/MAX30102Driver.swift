@@ -30,9 +30,9 @@ public final class MAX30102Driver {
   var anchorIndex = 0
   public private(set) var isRunning = false
 
-  /// Samples per burst transfer: under 32, so that after a failed transfer the read pointer tells how many
+  /// Samples per burst transfer at most: under 32, so that after a failed transfer the read pointer tells how many
   /// samples it popped (a whole FIFO's worth would wrap the pointer to where it was).
-  static let samplesPerTransfer = 16
+  static let maximumSamplesPerTransfer = 16
   /// Attempts per register access or burst before the error is reported.
   static let attempts = 4
   /// How long a reset may take before we give up (the datasheet gives no figure; the part takes well under 1 ms).
@@ -56,6 +56,24 @@ public final class MAX30102Driver {
   public func partID() throws(SensorError) -> UInt8 { try read(MAX30102Register.partID) }
 
   public func revisionID() throws(SensorError) -> UInt8 { try read(MAX30102Register.revisionID) }
+
+  /// Samples per FIFO burst on this bus: 16 (96 bytes with two LEDs) over plain I2C; on an SMBus-only adapter as
+  /// many whole samples as an SMBus I2C-block read carries (32 bytes: 5 samples with two LEDs, 3 with three), the
+  /// way drivers/iio/health/max30102.c reads the FIFO with i2c_smbus_read_i2c_block_data. 0: no block reads.
+  public var samplesPerTransfer: Int {
+    min(Self.maximumSamplesPerTransfer, bus.adapter.functionality.longestBlockRead / configuration.bytesPerSample)
+  }
+
+  /// Fails unless the adapter can read the FIFO: plain I2C, or SMBus I2C-block reads. Byte reads alone would pop
+  /// a sample's bytes one transfer at a time, and a sample split across transfers can be torn by an error.
+  public func checkAdapter() throws(SensorError) {
+    guard samplesPerTransfer == 0 else { return }
+    let adapter = bus.adapter
+    throw .unsupported(
+      message: "\(bus.path): adapter '\(adapter.name)' has neither I2C_FUNC_I2C nor I2C_FUNC_SMBUS_READ_I2C_BLOCK "
+        + "(it offers \(adapter.functionality)), and reading the MAX3010x FIFO needs one of them: connect the sensor to "
+        + "an adapter that has it (a Raspberry Pi's I2C bus 1: dtparam=i2c_arm=on)")
+  }
 
   /// Fails unless the device at the address is a MAX3010x.
   public func checkIdentity() throws(SensorError) {
@@ -81,6 +99,7 @@ public final class MAX30102Driver {
   /// Identity, reset, settings, empty FIFO, then sampling starts. Settings are validated first.
   nonisolated(nonsending) public func start() async throws(SensorError) {
     try configuration.validate()
+    try checkAdapter()
     try checkIdentity()
     try await reset()
     _ = try read(MAX30102Register.interruptStatus1)  // clears PWR_RDY

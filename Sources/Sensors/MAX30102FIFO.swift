@@ -9,7 +9,8 @@ import LinuxIO
 /// and the OVF_COUNTER lost samples come after them. OVF_COUNTER saturates at 31: beyond that the gap is sized
 /// from the clock (the anchor: a sample whose time is known to half a period, refreshed at every drain).
 ///
-/// Samples are read in bursts of at most 16 through one combined transfer each. When a burst fails (EIO, NACK),
+/// Samples are read in bursts of at most 16 through one combined transfer each (fewer on an SMBus-only adapter:
+/// `samplesPerTransfer`). When a burst fails (EIO, NACK),
 /// the read pointer tells how many samples it popped; the datasheet allows writing FIFO_RD_PTR back to retry
 /// them, which is safe while those slots have not been refilled. If they have, the FIFO is flushed and the
 /// loss becomes a gap sized from the clock. Never stitched.
@@ -40,7 +41,7 @@ extension MAX30102Driver {
     var pointer = readPointer
     var remaining = available
     while remaining > 0 {
-      let count = min(remaining, Self.samplesPerTransfer)
+      let count = min(remaining, samplesPerTransfer)
       switch try readBurst(count: count, at: pointer) {
       case .read(let bytes):
         current.append(bytes, count: count, bytesPerSample: configuration.bytesPerSample, swap: configuration.swapRedIR)

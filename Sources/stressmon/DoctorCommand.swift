@@ -17,6 +17,7 @@ struct DoctorCommand: AsyncParsableCommand {
         i2c bus          the I2C device node (e.g. /dev/i2c-1) exists and opens
         group i2c        you may use it (root, or a member of group i2c)
         kernel driver    the kernel's own max30102 driver has not claimed the sensor
+        i2c adapter      the adapter can read the sensor's FIFO: plain I2C, or SMBus I2C-block reads (SMBus-only)
         sensor identity  the sensor answers with the right part id (MAX3010x: 0x15 in register 0xFF)
         sample rate      samples arrive at the configured rate (measured for 2 s)
         gpio chip        the GPIO chip named by label in the board file exists

@@ -16,11 +16,12 @@ struct EmulatorFixture {
 
   init(
     configuration: MAX30102Configuration = MAX30102Configuration(),
-    options: MAX30102Emulator.Options = Self.loggingOptions()
+    options: MAX30102Emulator.Options = Self.loggingOptions(),
+    bus: EmulatedI2CBus = EmulatedI2CBus()
   ) throws {
     clock = VirtualClock(start: 1_000 * Self.ms)
     emulator = MAX30102Emulator(waveform: try Self.waveform(), clock: clock, options: options)
-    bus = EmulatedI2CBus()
+    self.bus = bus
     bus.attach(emulator, at: MAX30102Bits.address)
     driver = MAX30102Driver(bus: bus, configuration: configuration, clock: clock)
   }
