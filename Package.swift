@@ -169,7 +169,7 @@ let package = Package(
       name: "Monitor",
       dependencies: [
         "PulseDSP", "StressModel", "Analysis", "BoardParts", "Sensors", "Raster", "Indicators", "Store", "Config",
-        "LinuxIO", "Platform", "SyncWire", "Sync", "CLinuxShim",
+        "LinuxIO", "Platform", "SyncWire", "Sync", "CLinuxShim", "MQTT", "HomeAssistant",
         .product(name: "Logging", package: "swift-log"),
       ]
     ),
