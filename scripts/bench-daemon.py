@@ -16,6 +16,7 @@ import argparse
 import json
 import math
 import os
+import pwd
 import shutil
 import signal
 import socket
@@ -223,6 +224,19 @@ interval_s = 60
     refused_port = refused.getsockname()[1]
     refused.close()
     mqtt_config = "[mqtt]\nbroker = \"mqtt://127.0.0.1:{port}\"\ninsecure = true\n"
+    # And connected to a real mosquitto (when installed: scripts/setup --test), to see what publishing costs.
+    broker = None
+    if os.path.exists("/usr/sbin/mosquitto"):
+        probe = socket.socket()
+        probe.bind(("127.0.0.1", 0))
+        broker_port = probe.getsockname()[1]
+        probe.close()
+        broker_config = os.path.join(work, "mosquitto.conf")
+        with open(broker_config, "w") as f:
+            f.write(f"listener {broker_port} 127.0.0.1\nallow_anonymous true\npersistence false\n"
+                    f"user {pwd.getpwuid(os.getuid()).pw_name}\n")
+        broker = subprocess.Popen(["/usr/sbin/mosquitto", "-c", broker_config], stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.DEVNULL)
     variants = [
         ("desk", ["--mode", "desk", "--device", "bench-desk"], None),
         ("wearable", ["--mode", "wearable", "--device", "bench-wear"], None),
@@ -230,6 +244,8 @@ interval_s = 60
         ("desk+mqtt (broker refusing)", ["--device", "bench-mqtt"], mqtt_config.format(port=refused_port)),
         ("desk+mqtt (broker silent)", ["--device", "bench-mqtt"], mqtt_config.format(port=silent.getsockname()[1])),
     ]
+    if broker:
+        variants.append(("desk+mqtt (broker up)", ["--device", "bench-mqtt"], mqtt_config.format(port=broker_port)))
     if only_mqtt:
         variants = [v for v in variants if v[0] == "desk" or "mqtt" in v[0]]
     # One after the other: a device runs one daemon, and two daemons mapping the same binary would share its pages
@@ -248,6 +264,9 @@ interval_s = 60
         report["exit"] = code
         reports.append(report)
     silent.close()
+    if broker:
+        broker.kill()
+        broker.wait()
     return reports
 
 

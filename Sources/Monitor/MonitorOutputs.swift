@@ -151,6 +151,9 @@ extension Monitor {
     if !configuration.mqtt.broker.isEmpty && configuration.device.mode != .kiosk {
       mqtt = try MQTTStage(
         settings: configuration.mqtt, deviceID: configuration.device.id, model: "stressmon on \(board.name)")
+    } else if !configuration.mqtt.broker.isEmpty {
+      Logger(label: "stressmon.monitor.mqtt").warning(
+        "[mqtt] is ignored in kiosk mode: the measuring device publishes its own state")
     }
     var leds: LEDStage?
     let breathingPacer = configuration.display.breathingPacer

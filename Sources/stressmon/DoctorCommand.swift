@@ -21,12 +21,11 @@ struct DoctorCommand: AsyncParsableCommand {
         gpio chip        the GPIO chip named by label in the board file exists
         gpio lines       every LED and e-paper line the board file names exists on that chip
         spi panel        the e-paper SPI node (e.g. /dev/spidev0.0) exists and opens
-        mqtt broker      with --config and [mqtt] broker set: the broker accepts a connection with the
-                         configured TLS and credentials (Home Assistant)
+        mqtt broker      with --config: its [mqtt] broker accepts the login
 
       Exit status: 0 when everything passes, 69 when something fails.
 
-      Without --board, the board is the configuration's (--config), else it is detected from
+      Without --board, the board is the one --config names, else it is detected from \
       /proc/device-tree/model on a Raspberry Pi.
 
       Examples:
