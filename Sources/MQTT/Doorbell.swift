@@ -1,3 +1,4 @@
+import NIOCore
 import Platform
 import Synchronization
 
@@ -24,19 +25,17 @@ final class Doorbell: Sendable {
     waiter?.resume()
   }
 
-  /// Returns at the next ring (at once if one came since the last wait), at `deadline` (monotonic nanoseconds;
-  /// nil: none), or when the task is cancelled.
-  func wait(untilNanoseconds deadline: UInt64?) async {
+  /// Returns at the next ring (at once if one came since the last wait), at `deadline` (monotonic nanoseconds, as
+  /// NIO's `uptimeNanoseconds`; nil: none), or when the task is cancelled. The deadline is a timer on `eventLoop`,
+  /// cancelled when the wait ends sooner: a cancelled `Task.sleep` would stay queued until its deadline, and a
+  /// wait that ends at each published state would pile those up.
+  func wait(untilNanoseconds deadline: UInt64?, on eventLoop: any EventLoop) async {
     if state.withLock({ state in defer { state.rung = false }; return state.rung }) { return }
     guard let deadline else { return await waitForRing() }
-    let now = monotonicNanoseconds()
-    guard deadline > now else { return }
-    await withTaskGroup(of: Void.self) { group in
-      group.addTask { await self.waitForRing() }
-      group.addTask { try? await Task.sleep(nanoseconds: deadline - now) }
-      await group.next()
-      group.cancelAll()
-    }
+    guard deadline > monotonicNanoseconds() else { return }
+    let timer = eventLoop.scheduleTask(deadline: .uptimeNanoseconds(deadline)) { self.ring() }
+    await waitForRing()
+    timer.cancel()
   }
 
   private func waitForRing() async {

@@ -70,7 +70,12 @@ public final class MQTTClient: Sendable {
   private let group: any EventLoopGroup
   private let logger: Logger
   private let state = Mutex(State())
+  /// Wakes the connection's writer: a new value, an answer, the connection lost, a stop.
   private let doorbell = Doorbell()
+  /// Wakes a reconnect delay: a stop only (new values wait for the connection).
+  private let stopBell = Doorbell()
+  /// Where the writer's and the delay's timers run.
+  private let timers: any EventLoop
 
   // MARK: - Initialization
 
@@ -83,6 +88,7 @@ public final class MQTTClient: Sendable {
     self.configuration = configuration
     self.group = group
     self.logger = logger
+    timers = group.next()
     tls = configuration.useTLS ? try MQTTConnection.tlsContext(caFile: configuration.caFile) : nil
   }
 
@@ -112,6 +118,7 @@ public final class MQTTClient: Sendable {
   public func finish() {
     state.withLock { $0.finishing = true }
     doorbell.ring()
+    stopBell.ring()
   }
 
   public var statistics: Statistics { state.withLock { $0.statistics } }
@@ -159,7 +166,7 @@ public final class MQTTClient: Sendable {
       }
       let retryAt = monotonicNanoseconds() + UInt64(delay * 1e9)
       while !Task.isCancelled && !state.withLock({ $0.finishing }) && monotonicNanoseconds() < retryAt {
-        await doorbell.wait(untilNanoseconds: retryAt)
+        await stopBell.wait(untilNanoseconds: retryAt, on: timers)
       }
     }
   }
@@ -298,7 +305,7 @@ public final class MQTTClient: Sendable {
       if let closed { throw closed }
       if Task.isCancelled { return }
       guard monotonicNanoseconds() < connectDeadline else { throw .timeout("CONNECT (no CONNACK)") }
-      await doorbell.wait(untilNanoseconds: connectDeadline)
+      await doorbell.wait(untilNanoseconds: connectDeadline, on: timers)
     }
     let count = state.withLock { state in
       state.statistics.connections += 1
@@ -341,7 +348,7 @@ public final class MQTTClient: Sendable {
       if keepAlive > 0 && pingSentAt == nil { earliest(lastSent + keepAlive) }
       if let oldest = plan.oldestInFlight { earliest(oldest + answerTimeout) }
       if let ping = pingSentAt { earliest(ping + answerTimeout) }
-      await doorbell.wait(untilNanoseconds: deadline)
+      await doorbell.wait(untilNanoseconds: deadline, on: timers)
     }
   }
 

@@ -56,6 +56,10 @@ struct HomeAssistantMQTTTests {
     let availability = "stressmon/\(Self.device)/availability"
     #expect(await subscriber.wait(seconds: 15) { $0.last { $0.topic == availability }?.payload == "offline" })
     let messages = subscriber.messages
+    // What the subscriber received, one "retained topic payload" line each (`swift test --attachments-path DIR`).
+    Attachment.record(
+      messages.map { "\($0.retained ? 1 : 0) \($0.topic) \($0.payload)" }.joined(separator: "\n") + "\n",
+      named: "ha-mqtt-received.txt")
     let configs = messages.filter { $0.topic.hasPrefix("homeassistant/") }
     #expect(Set(configs.map(\.topic)) == Set(Self.sensors.map { "homeassistant/sensor/stressmon_\(Self.device)/\($0)/config" }))
     for message in configs {
