@@ -125,6 +125,20 @@ let package = Package(
       dependencies: ["Platform", .product(name: "ArgumentParser", package: "swift-argument-parser")]
     ),
 
+    // Home Assistant over MQTT: the discovery and state documents (a format: JSON, no network) and an MQTT 3.1.1
+    // publisher (an edge: QoS 1, TLS through NIOSSL as the sync client, credentials, keep-alive, reconnect).
+    .target(name: "HomeAssistant", dependencies: ["StressModel"]),
+    .target(
+      name: "MQTT",
+      dependencies: [
+        "Platform",
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "NIOSSL", package: "swift-nio-ssl"),
+        .product(name: "Logging", package: "swift-log"),
+      ]
+    ),
+
     // MARK: - Hub (server; full Foundation is fine here)
     .target(
       name: "Hub",
@@ -164,7 +178,7 @@ let package = Package(
       name: "Monitor",
       dependencies: [
         "PulseDSP", "StressModel", "Analysis", "BoardParts", "Sensors", "Raster", "Indicators", "Store", "Config",
-        "LinuxIO", "Platform", "SyncWire", "Sync", "CLinuxShim",
+        "LinuxIO", "Platform", "SyncWire", "Sync", "CLinuxShim", "MQTT", "HomeAssistant",
         .product(name: "Logging", package: "swift-log"),
       ]
     ),
@@ -249,6 +263,8 @@ let package = Package(
       path: "Tests/SyncTestSupport"
     ),
     .testTarget(name: "SyncTests", dependencies: ["Sync", "SyncWire", "SyncTestSupport", "TestSupport"]),
+    // The MQTT publisher and the Home Assistant documents, against a real mosquitto started by the tests.
+    .testTarget(name: "MQTTTests", dependencies: ["MQTT", "HomeAssistant", "Platform", "StressModel", "TestSupport"]),
     .testTarget(
       name: "HubTests",
       dependencies: [

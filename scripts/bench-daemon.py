@@ -16,6 +16,7 @@ import argparse
 import json
 import math
 import os
+import pwd
 import shutil
 import signal
 import socket
@@ -202,7 +203,7 @@ class Run:
         }
 
 
-def realtime(binary: str, work: str, minutes: float) -> list[dict]:
+def realtime(binary: str, work: str, minutes: float, only_mqtt: bool = False) -> list[dict]:
     silent = socket.socket()
     silent.bind(("127.0.0.1", 0))
     silent.listen(16)
@@ -216,11 +217,37 @@ insecure_http = true
 token_file = "{token}"
 interval_s = 60
 """
+    # Home Assistant over MQTT with the broker away: a port nobody listens on (every connect refused, retried
+    # with backoff) and a listener that accepts and never answers (CONNECT waits for its CONNACK timeout).
+    refused = socket.socket()
+    refused.bind(("127.0.0.1", 0))
+    refused_port = refused.getsockname()[1]
+    refused.close()
+    mqtt_config = "[mqtt]\nbroker = \"mqtt://127.0.0.1:{port}\"\ninsecure = true\n"
+    # And connected to a real mosquitto (when installed: scripts/setup --test), to see what publishing costs.
+    broker = None
+    if os.path.exists("/usr/sbin/mosquitto"):
+        probe = socket.socket()
+        probe.bind(("127.0.0.1", 0))
+        broker_port = probe.getsockname()[1]
+        probe.close()
+        broker_config = os.path.join(work, "mosquitto.conf")
+        with open(broker_config, "w") as f:
+            f.write(f"listener {broker_port} 127.0.0.1\nallow_anonymous true\npersistence false\n"
+                    f"user {pwd.getpwuid(os.getuid()).pw_name}\n")
+        broker = subprocess.Popen(["/usr/sbin/mosquitto", "-c", broker_config], stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.DEVNULL)
     variants = [
         ("desk", ["--mode", "desk", "--device", "bench-desk"], None),
         ("wearable", ["--mode", "wearable", "--device", "bench-wear"], None),
         ("desk+sync (hub not answering)", ["--device", "bench-sync"], sync_config),
+        ("desk+mqtt (broker refusing)", ["--device", "bench-mqtt"], mqtt_config.format(port=refused_port)),
+        ("desk+mqtt (broker silent)", ["--device", "bench-mqtt"], mqtt_config.format(port=silent.getsockname()[1])),
     ]
+    if broker:
+        variants.append(("desk+mqtt (broker up)", ["--device", "bench-mqtt"], mqtt_config.format(port=broker_port)))
+    if only_mqtt:
+        variants = [v for v in variants if v[0] == "desk" or "mqtt" in v[0]]
     # One after the other: a device runs one daemon, and two daemons mapping the same binary would share its pages
     # (the kernel then keeps pages another process maps, which changes what each one's RSS counts).
     reports = []
@@ -237,6 +264,9 @@ interval_s = 60
         report["exit"] = code
         reports.append(report)
     silent.close()
+    if broker:
+        broker.kill()
+        broker.wait()
     return reports
 
 
@@ -329,15 +359,15 @@ def main() -> int:
     parser.add_argument("--work", required=True)
     parser.add_argument("--minutes", type=float, default=5)
     parser.add_argument("--hours", type=float, default=24)
-    parser.add_argument("--only", choices=["realtime", "replay"])
+    parser.add_argument("--only", choices=["realtime", "replay", "mqtt"])
     args = parser.parse_args()
 
     result = {"sizes": sizes(args.binary, args.work)}
     s = result["sizes"]
     print(f"Release binary: {s['binary_mb']} MB, stripped {s['stripped_mb']} MB, {s['shared_libraries']} shared "
           f"libraries, full Foundation linked: {s['links_full_foundation']}", flush=True)
-    if args.only in (None, "realtime"):
-        result["realtime"] = realtime(args.binary, args.work, args.minutes)
+    if args.only in (None, "realtime", "mqtt"):
+        result["realtime"] = realtime(args.binary, args.work, args.minutes, only_mqtt=args.only == "mqtt")
         print(f"\nReal time on the simulated board, 100 samples/s, {args.minutes:g} min each "
               f"(targets: RSS <= {TARGET_RSS_MB} MB, CPU <= {TARGET_CPU_PERCENT} %, first category <= 1 s):")
         columns = [("run", "name", 32, "<"), ("RSS steady", "rss_steady_mb", 10, ">"),

@@ -8,7 +8,7 @@ import SyncWire
 /// The hub's HTTP API: `/v1` sync endpoints, `/healthz`, `/metrics`, `/openapi.yaml`, the kiosk page and the
 /// fleet pages. Every read needs a credential (see `HubAccess`); only `/healthz` and `/openapi.yaml` are open.
 public enum HubRoutes {
-  public static let version = "0.2.0"
+  public static let version = ProductVersion.text
 
   /// The router, ready for `Application(router:)` or HummingbirdTesting. Routes are grouped by the token they
   /// need; each group's `HubAccessMiddleware` checks it before the handler runs.

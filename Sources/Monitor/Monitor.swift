@@ -98,7 +98,7 @@ public final class Monitor: Sendable {
       outputs: StatusBoard.Outputs(
         leds: outputs.leds?.mailbox, panel: outputs.panel?.mailbox, events: events,
         panelOnKeyChangeOnly: configuration.display.panelOnCategoryChangeOnly,
-        localTime: { ClockTime(localTimeOfEpochSeconds: Int64($0.rounded(.down))) }),
+        localTime: { ClockTime(localTimeOfEpochSeconds: Int64($0.rounded(.down))) }, mqtt: outputs.mqtt?.mailbox),
       clocks: { [dataClock] in
         let data = dataClock.seconds
         return (data, timeBase.wall(streamSeconds: data))

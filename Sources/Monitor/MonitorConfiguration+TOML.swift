@@ -71,6 +71,16 @@ extension MonitorConfiguration {
       "kiosk mode: a reader token of the device: stressmon-hub token create --reader --device ID")
     key("poll_s", Self.number(kiosk.pollSeconds), "kiosk mode: seconds between questions")
     key("stale_after_s", Self.number(kiosk.staleAfterSeconds), "kiosk mode: older data is shown as old")
+    add()
+    add("[mqtt]")
+    key("broker", Self.quoted(mqtt.broker), "Home Assistant: mqtts://HOST[:8883] or mqtt://HOST[:1883]; empty: off")
+    key("credentials_file", Self.quoted(mqtt.credentialsFile),
+        "user name, then password, one a line (chmod 600); empty: no login")
+    key("ca_file", Self.quoted(mqtt.caFile), "PEM of the broker's CA; empty: the system's trust store")
+    key("insecure", "\(mqtt.insecure)", "allow mqtt:// (data and password unencrypted: trusted networks only)")
+    key("topic_prefix", Self.quoted(mqtt.topicPrefix), "state on PREFIX/DEVICE/state, availability beside it")
+    key("discovery_prefix", Self.quoted(mqtt.discoveryPrefix), "Home Assistant's MQTT discovery prefix")
+    key("keepalive_s", Self.number(mqtt.keepAliveSeconds), "longest silence before a ping to the broker")
     return lines.joined(separator: "\n") + "\n"
   }
 

@@ -88,12 +88,33 @@ public struct MonitorConfiguration: Sendable, Equatable {
     public var staleAfterSeconds: Double
   }
 
+  /// `[mqtt]`: Home Assistant over MQTT (docs/daemon.md, "Home Assistant").
+  public struct MQTTSettings: Sendable, Equatable {
+    /// `mqtts://HOST[:8883]` or `mqtt://HOST[:1883]`; empty: no MQTT.
+    public var broker: String
+    /// The broker's user name on the first line, the password on the second; empty: a broker without login.
+    public var credentialsFile: String
+    /// PEM of the CA that signed the broker's certificate; empty: the system's trust store.
+    public var caFile: String
+    /// Allow plain `mqtt://` (measurements and password unencrypted: trusted networks only).
+    public var insecure: Bool
+    /// State and availability topics: `<topic_prefix>/<device id>/state`, `/availability`.
+    public var topicPrefix: String
+    /// Home Assistant's discovery prefix (its MQTT integration's setting).
+    public var discoveryPrefix: String
+    /// Longest silence towards the broker before a PINGREQ.
+    public var keepAliveSeconds: Double
+  }
+
   public var device: Device
   public var measurement: Measurement
   public var store: StoreSettings
   public var sync: SyncSettings
   public var display: Display
   public var kiosk: Kiosk
+  public var mqtt = MQTTSettings(
+    broker: "", credentialsFile: "", caFile: "", insecure: false, topicPrefix: "stressmon",
+    discoveryPrefix: "homeassistant", keepAliveSeconds: 60)
 
   // MARK: - Defaults
 
@@ -143,6 +164,7 @@ public struct MonitorConfiguration: Sendable, Equatable {
     if sync != other.sync { changed.append("sync") }
     if display != other.display { changed.append("display") }
     if kiosk != other.kiosk { changed.append("kiosk") }
+    if mqtt != other.mqtt { changed.append("mqtt") }
     return changed
   }
 

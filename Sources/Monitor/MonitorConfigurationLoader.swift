@@ -1,4 +1,6 @@
 import Config
+import HomeAssistant
+import MQTT
 import Store
 import SyncWire
 
@@ -8,7 +10,7 @@ import SyncWire
 /// Resolution order: the mode (flag, else `[device] mode`, else desk) picks the defaults, the file's values
 /// replace them, and the caller applies its flags last.
 public enum MonitorConfigurationLoader {
-  public static let sections = ["device", "measurement", "store", "sync", "display", "kiosk"]
+  public static let sections = ["device", "measurement", "store", "sync", "display", "kiosk", "mqtt"]
 
   /// Loads `path`, with `mode` (a flag) taking precedence over the file's `[device] mode`.
   public static func load(path: String, mode: MonitorMode? = nil) throws(ConfigError) -> MonitorConfiguration {
@@ -135,7 +137,38 @@ public enum MonitorConfigurationLoader {
         try section.number("stale_after_s", range: 10...604_800) ?? config.kiosk.staleAfterSeconds
       try section.finish()
     }
+
+    if var section = TOMLSectionReader.optional(document, "mqtt") {
+      try readMQTT(&section, into: &config.mqtt)
+      try section.finish()
+    }
     return config
+  }
+
+  /// `[mqtt]`: the broker URL is checked once `insecure` is known, so the keys may come in any order.
+  private static func readMQTT(_ section: inout TOMLSectionReader, into mqtt: inout MonitorConfiguration.MQTTSettings)
+    throws(ConfigError)
+  {
+    mqtt.broker = try section.string("broker") ?? mqtt.broker
+    mqtt.credentialsFile = try section.string("credentials_file") ?? mqtt.credentialsFile
+    mqtt.caFile = try section.string("ca_file") ?? mqtt.caFile
+    mqtt.insecure = try section.bool("insecure") ?? mqtt.insecure
+    for key in ["topic_prefix", "discovery_prefix"] {
+      guard let prefix = try section.string(key) else { continue }
+      if let problem = HomeAssistantDiscovery.prefixProblem(prefix) {
+        throw section.invalid(key, "'\(prefix)' \(problem)")
+      }
+      if key == "topic_prefix" { mqtt.topicPrefix = prefix } else { mqtt.discoveryPrefix = prefix }
+    }
+    // MQTT 3.1.1 keeps it in 16 bits; below 5 s the pings would cost more wake-ups than they are worth.
+    mqtt.keepAliveSeconds = try section.number("keepalive_s", range: 5...65_535) ?? mqtt.keepAliveSeconds
+    guard !mqtt.broker.isEmpty else { return }
+    do {
+      _ = try MQTTConfiguration.parseBroker(mqtt.broker, allowPlain: mqtt.insecure)
+    } catch {
+      guard case .configuration(let message) = error else { throw section.invalid("broker", error.description) }
+      throw section.invalid("broker", message)
+    }
   }
 
   private static func checkURL(_ url: String, key: String, section: TOMLSectionReader) throws(ConfigError) {

@@ -50,15 +50,17 @@ struct RunClocks: Sendable {
   }
 }
 
-/// The LEDs and the panel once opened, and their tasks.
+/// The LEDs and the panel once opened (and Home Assistant over MQTT when configured), and their tasks.
 struct OpenOutputs: Sendable {
   var leds: LEDStage?
   var panel: PanelStage?
+  var mqtt: MQTTStage?
   let paced: Bool
   let simulated: Bool
   /// Set when each consumer has drained its mailbox.
   private let ledsDone = StopSignal()
   private let panelDone = StopSignal()
+  private let mqttDone = StopSignal()
   /// Ends the LED scheduler and timeline printer.
   private let background = StopSignal()
   private let busyPanelNoted = StopSignal()
@@ -93,14 +95,27 @@ struct OpenOutputs: Sendable {
     } else {
       panelDone.stop()
     }
+    if let mqtt {
+      let done = mqttDone
+      group.addTask {
+        await mqtt.consume()
+        done.stop()
+      }
+      group.addTask { await mqtt.run() }
+    } else {
+      mqttDone.stop()
+    }
   }
 
   /// No more updates: waits until the LEDs show the last state and a panel refresh in progress has completed.
   func finishConsumers() async {
     leds?.mailbox.finish()
     panel?.mailbox.finish()
+    mqtt?.mailbox.finish()
     await ledsDone.wait()
     await panelDone.wait()
+    await mqttDone.wait()
+    await mqtt?.close()
   }
 
   /// True the first time only (the "waiting for the panel" notice is given once).
@@ -131,6 +146,15 @@ extension Monitor {
   func openOutputs(
     clocks: RunClocks, dataClock: DataClock, emit: @escaping @Sendable (MonitorEvent) -> Void
   ) throws(MonitorError) -> OpenOutputs {
+    // MQTT first: its settings and files are checked before any line or SPI node is opened. No connection yet.
+    var mqtt: MQTTStage?
+    if !configuration.mqtt.broker.isEmpty && configuration.device.mode != .kiosk {
+      mqtt = try MQTTStage(
+        settings: configuration.mqtt, deviceID: configuration.device.id, model: "stressmon on \(board.name)")
+    } else if !configuration.mqtt.broker.isEmpty {
+      Logger(label: "stressmon.monitor.mqtt").warning(
+        "[mqtt] is ignored in kiosk mode: the measuring device publishes its own state")
+    }
     var leds: LEDStage?
     let breathingPacer = configuration.display.breathingPacer
     if configuration.display.leds, let wiring = BoardOutputs.ledWiring(board, breathingPacer: breathingPacer) {
@@ -187,7 +211,9 @@ extension Monitor {
         }
       }
     }
-    return OpenOutputs(leds: leds, panel: panel, paced: speed.isPaced, simulated: board.simulated)
+    var outputs = OpenOutputs(leds: leds, panel: panel, paced: speed.isPaced, simulated: board.simulated)
+    outputs.mqtt = mqtt
+    return outputs
   }
 
   /// The panel image's directory must exist and be writable (checked at start, not at the first refresh).

@@ -16,6 +16,8 @@ final class StatusBoard: Sendable {
     /// Wearable: the panel is refreshed only when `MonitorStatus.panelKey` changes.
     var panelOnKeyChangeOnly: Bool
     var localTime: @Sendable (Double) -> ClockTime
+    /// Home Assistant over MQTT (`[mqtt] broker`): every status, newest wins.
+    var mqtt: Mailbox<MQTTStage.Command>? = nil
   }
 
   private struct Published {
@@ -78,6 +80,7 @@ final class StatusBoard: Sendable {
   private func publish(_ status: MonitorStatus, data: Double, wall: Double, published: inout Published) {
     let at = EventTime(dataSeconds: data)
     outputs.events.offer(.state(status, at: at))
+    outputs.mqtt?.offer(MQTTStage.Command(status: status))
     let indicator = status.indicatorState
     if let leds = outputs.leds, indicator != published.indicator {
       published.indicator = indicator

@@ -23,20 +23,29 @@ struct DoctorCommand: AsyncParsableCommand {
         gpio chip        the GPIO chip named by label in the board file exists
         gpio lines       every LED and e-paper line the board file names exists on that chip
         spi panel        the e-paper SPI node (e.g. /dev/spidev0.0) exists and opens
+        mqtt broker      with --config: its [mqtt] broker accepts the login
 
       Exit status: 0 when everything passes, 69 when something fails.
 
-      Without --board, the board is detected from /proc/device-tree/model on a Raspberry Pi.
+      Without --board, the board is the one --config names, else it is detected from \
+      /proc/device-tree/model on a Raspberry Pi.
 
       Examples:
         stressmon doctor --board rpi4
         stressmon doctor --board sim --json
         stressmon doctor --board ./my-board.toml
+        stressmon doctor --config /etc/stressmon/stressmon.toml
       """
   )
 
   @Option(name: .long, help: ArgumentHelp("Board name (rpi3, rpi4, rpi5, rpizero2w, sim) or a board file path.", valueName: "name|file"))
   var board: String?
+
+  @Option(
+    name: .long,
+    help: ArgumentHelp(
+      "The daemon's configuration (TOML): its board, and its [mqtt] broker is checked too.", valueName: "file"))
+  var config: String?
 
   @Flag(name: .long, help: "Print one JSON object on stdout instead of the list.")
   var json = false
@@ -45,10 +54,19 @@ struct DoctorCommand: AsyncParsableCommand {
   static let rateMeasurement: Int64 = 2_000_000_000
 
   func run() async throws {
-    let loaded = try Self.loadBoard(board)
+    var configuration: MonitorConfiguration?
+    if let config {
+      do {
+        configuration = try MonitorConfigurationLoader.load(path: config)
+      } catch {
+        throw CLIFailure(code: error.sysexitCode, message: error.description)
+      }
+    }
+    let loaded = try Self.loadBoard(board ?? configuration?.device.board)
     var checks = try await sensorChecks(loaded)
     checks += gpioChecks(loaded)
     checks += panelChecks(loaded)
+    if let configuration { checks.append(await configuration.mqttBrokerCheck()) }
     let failed = checks.filter { $0.status == .fail }
     if json {
       try CLIOutput.json(DoctorOutput(board: loaded.name, path: loaded.path, ok: failed.isEmpty, checks: checks))

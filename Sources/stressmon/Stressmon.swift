@@ -1,4 +1,5 @@
 import ArgumentParser
+import SyncWire
 
 /// The root command. Each subcommand is its own type in its own file.
 struct Stressmon: AsyncParsableCommand {
@@ -23,5 +24,5 @@ struct Stressmon: AsyncParsableCommand {
 }
 
 enum StressmonVersion {
-  static let text = "0.1.0"
+  static let text = ProductVersion.text
 }

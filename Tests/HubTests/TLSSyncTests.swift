@@ -13,35 +13,7 @@ struct TLSSyncTests {
   /// A CA and a server certificate for `subjectAltName` (127.0.0.1) signed by it, in `directory`. False without
   /// openssl.
   static func makeCertificates(in directory: TemporaryDirectory, subjectAltName: String = "IP:127.0.0.1") throws -> Bool {
-    guard FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl") else { return false }
-    _ = try directory.write("server.ext", """
-      subjectAltName=\(subjectAltName)
-      basicConstraints=CA:FALSE
-      keyUsage=critical,digitalSignature
-      extendedKeyUsage=serverAuth
-
-      """)
-    let steps: [[String]] = [
-      ["ecparam", "-name", "prime256v1", "-genkey", "-noout", "-out", directory.file("ca.key")],
-      ["req", "-x509", "-new", "-key", directory.file("ca.key"), "-out", directory.file("ca.pem"), "-days", "2",
-       "-subj", "/CN=stressmon test CA", "-addext", "basicConstraints=critical,CA:TRUE",
-       "-addext", "keyUsage=critical,keyCertSign,cRLSign"],
-      ["ecparam", "-name", "prime256v1", "-genkey", "-noout", "-out", directory.file("server.key")],
-      ["req", "-new", "-key", directory.file("server.key"), "-out", directory.file("server.csr"), "-subj", "/CN=127.0.0.1"],
-      ["x509", "-req", "-in", directory.file("server.csr"), "-CA", directory.file("ca.pem"), "-CAkey", directory.file("ca.key"),
-       "-CAcreateserial", "-out", directory.file("server.pem"), "-days", "2", "-extfile", directory.file("server.ext")],
-    ]
-    for step in steps {
-      let process = Process()
-      process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-      process.arguments = step
-      process.standardOutput = FileHandle.nullDevice
-      process.standardError = FileHandle.nullDevice
-      try process.run()
-      process.waitUntilExit()
-      guard process.terminationStatus == 0 else { throw HubStorageError("openssl \(step[0]) failed") }
-    }
-    return true
+    try TestCertificates.make(in: directory, subjectAltName: subjectAltName)
   }
 
   /// A hub serving HTTPS with the certificate made in `directory`, device "tls-desk" with `rows` rows waiting in a
