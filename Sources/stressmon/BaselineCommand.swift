@@ -131,7 +131,8 @@ struct BaselineReport: Encodable {
     let values = "HRV \(hrvMs.formatted(decimals: 1)) ms, resting heart rate \(restingHeartRateBpm.formatted(decimals: 0)) bpm"
     if personal, let computedAt {
       lines.append(
-        "Personal baseline: \(values), from \(windowCount) windows, computed \(ISO8601Time.formatLocal(computedAt)).")
+        "Personal baseline: \(values), from \(counted(windowCount, "window")), "
+          + "computed \(ISO8601Time.formatLocal(computedAt)).")
       if let nextRefresh { lines.append("Next weekly refresh by \(ISO8601Time.formatLocal(nextRefresh)).") }
     } else {
       lines.append(
@@ -144,7 +145,8 @@ struct BaselineReport: Encodable {
         let what = entry.event == "reset"
           ? "reset"
           : entry.personal
-            ? "HRV \(entry.hrvMs.formatted(decimals: 1)) ms, resting HR \(entry.restingHeartRateBpm.formatted(decimals: 0)) bpm, \(entry.windowCount) windows"
+            ? "HRV \(entry.hrvMs.formatted(decimals: 1)) ms, resting HR \(entry.restingHeartRateBpm.formatted(decimals: 0)) bpm, "
+              + counted(entry.windowCount, "window")
             : "still learning (default kept)"
         lines.append("  \(ISO8601Time.formatLocal(entry.recordedAt))  \(what)")
       }

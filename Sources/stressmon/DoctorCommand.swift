@@ -78,12 +78,12 @@ struct DoctorCommand: AsyncParsableCommand {
         if let fix = check.fix, check.status == .fail { CLIOutput.line("      \("".padding(16)) fix: \(fix)") }
       }
       CLIOutput.line(failed.isEmpty
-        ? "All \(checks.count) checks passed."
-        : "\(failed.count) of \(checks.count) checks failed.")
+        ? (checks.count == 1 ? "The check passed." : "All \(checks.count) checks passed.")
+        : "\(failed.count) of \(counted(checks.count, "check")) failed.")
     }
     if let first = failed.first {
       throw CLIFailure.unavailable(
-        "doctor: \(failed.count) check(s) failed on board \(loaded.name); first: \(first.name): \(first.detail)")
+        "doctor: \(counted(failed.count, "check")) failed on board \(loaded.name); first: \(first.name): \(first.detail)")
     }
   }
 
@@ -180,7 +180,7 @@ struct DoctorCommand: AsyncParsableCommand {
     let (chipName, lineCount) = chip.chipInfo() ?? (label, 0)
     var checks = [DiagnosticCheck(
       name: "gpio chip", status: .pass,
-      detail: "'\(label)' is \(chip.devicePath) (\(chipName)) with \(lineCount) lines, "
+      detail: "'\(label)' is \(chip.devicePath) (\(chipName)) with \(counted(lineCount, "line")), "
         + "libgpiod \(GPIODChip.backend.version)")]
     for (role, reference) in lines {
       guard let info = chip.inspect(reference) else {

@@ -96,7 +96,7 @@ struct ExportCommand: ParsableCommand {
     } else {
       let scope = range.since == nil && range.until == nil ? "" : " " + range.text
       let of = devices.isEmpty ? "" : " of " + HistoryCommand.deviceList(devices)
-      CLIOutput.line("Exported \(count) measurements\(of)\(scope) to \(out) (\(format.rawValue)).")
+      CLIOutput.line("Exported \(counted(count, "measurement"))\(of)\(scope) to \(out) (\(format.rawValue)).")
     }
   }
 }

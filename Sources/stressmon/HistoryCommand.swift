@@ -84,7 +84,8 @@ struct HistoryCommand: ParsableCommand {
       ("clock_unresolved", "with an unknown clock (kept, not uploaded)"), ("quarantined", "refused by the hub"),
     ].compactMap { key, text in counts[key].map { "\($0) \(text)" } }
     CLIOutput.line(
-      "\(rows.count) windows of \(Self.deviceList(devices)) from \(ISO8601Time.formatLocal(first.record.windowEnd)) to "
+      "\(counted(rows.count, "window")) of \(Self.deviceList(devices)) "
+        + "from \(ISO8601Time.formatLocal(first.record.windowEnd)) to "
         + "\(ISO8601Time.formatLocal(last.record.windowEnd)): " + notes.joined(separator: ", ") + ".")
     if devices.count > 1 {
       CLIOutput.error(

@@ -105,7 +105,8 @@ struct RecordCommand: AsyncParsableCommand {
     } else {
       CLIOutput.line(
         "Recorded \((Double(summary.samples) / info.sampleRateHz).formatted(decimals: 1)) s (\(summary.samples) samples "
-          + "at \(info.sampleRateHz.formatted(decimals: 0))/s, \(summary.lostSamples) lost in \(summary.gaps) gap(s)) "
+          + "at \(info.sampleRateHz.formatted(decimals: 0))/s, \(summary.lostSamples) lost in "
+          + "\(counted(summary.gaps, "gap"))) "
           + "to \(out) and \(summary.sidecar).")
     }
   }

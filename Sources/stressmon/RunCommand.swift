@@ -121,17 +121,18 @@ struct RunCommand: AsyncParsableCommand {
     let database = summary.database ?? "the store"
     if summary.unwrittenMeasurements > 0 {
       throw CLIFailure.ioError(
-        "\(summary.unwrittenMeasurements) measurement(s) could not be written to \(database); "
+        "\(counted(summary.unwrittenMeasurements, "measurement")) could not be written to \(database); "
           + "check the disk and the file's permissions (see the log above)")
     }
     if summary.droppedForSpace > 0 {
       throw CLIFailure.ioError(
-        "the disk holding \(database) is full: \(summary.droppedForSpace) measurement(s) not yet uploaded were "
-          + "deleted to make room (oldest first); free space on the disk and sync soon")
+        "the disk holding \(database) is full: deleted \(counted(summary.droppedForSpace, "measurement")) not yet "
+          + "uploaded to make room (oldest first); free space on the disk and sync soon")
     }
     if summary.aheadOfClock > 0 {
       throw CLIFailure.internalError(
-        "\(summary.aheadOfClock) row(s) were stamped after the clock's now; please report this bug (see the log above)")
+        "stamped after the clock's now: \(counted(summary.aheadOfClock, "row")); please report this bug "
+          + "(see the log above)")
     }
   }
 

@@ -1,3 +1,4 @@
+import CommandSupport
 import Indicators
 import Monitor
 import Platform
@@ -90,7 +91,7 @@ final class RunEventPrinter: Sendable {
     case .panel(let decision, let image, let at):
       return row(at.dataSeconds, "panel", "\(decision)" + (image.map { " → \($0)" } ?? ""))
     case .gap(let samples, let at):
-      return row(at.dataSeconds, "gap", "\(samples) samples lost (nothing is stitched across)")
+      return row(at.dataSeconds, "gap", "\(counted(samples, "sample")) lost (nothing is stitched across)")
     case .notice(let text, let at):
       return row(at.dataSeconds, "notice", text)
     case .kiosk(let latest, let at):
@@ -117,7 +118,7 @@ final class RunEventPrinter: Sendable {
       text = "error: " + status.faults.map(\.description).joined(separator: "; ") + " (" + text + ")"
     }
     if let dropped = status.droppedForSpace, dropped > 0 {
-      text += "; disk full: \(dropped) measurements not yet uploaded deleted"
+      text += "; disk full: \(counted(dropped, "measurement")) not yet uploaded deleted"
     }
     return text
   }
@@ -137,7 +138,7 @@ final class RunEventPrinter: Sendable {
     var lines = ["", "Stopped (\(summary.stopReason)) after \(summary.dataSeconds.formatted(decimals: 1)) s of data in "
       + "\(summary.wallSeconds.formatted(decimals: 1)) s."]
     if summary.mode == .kiosk {
-      lines.append("Asked the hub \(summary.kioskPolls) time(s).")
+      lines.append("Asked the hub \(counted(summary.kioskPolls, "time")).")
     } else {
       var parts = StressCategory.allCases.compactMap { category in
         summary.categories[category].map { "\(category.rawValue) \($0)" }
@@ -150,7 +151,8 @@ final class RunEventPrinter: Sendable {
         parts.append("uncategorised \(unscored) (" + reasons.joined(separator: ", ") + ")")
       }
       lines.append("Windows: \(summary.windows)" + (parts.isEmpty ? "" : ": " + parts.joined(separator: ", ")) + "; "
-        + "\(summary.beats) beats, \(summary.gaps) gap(s), \(summary.lostSamples) samples lost.")
+        + "\(counted(summary.beats, "beat")), \(counted(summary.gaps, "gap")), "
+        + "\(counted(summary.lostSamples, "sample")) lost.")
       if let baseline = summary.baseline {
         lines.append(baseline.isPersonal
           ? "Baseline: personal, HRV \(baseline.hrvMs.formatted(decimals: 1)) ms, resting HR "
@@ -158,11 +160,12 @@ final class RunEventPrinter: Sendable {
           : "Baseline: default (a personal one needs 30 good windows).")
       }
       if let database = summary.database {
-        lines.append("Stored: \(summary.storedMeasurements) measurements, \(summary.storedIBIs) beat intervals in "
+        lines.append("Stored: \(counted(summary.storedMeasurements, "measurement")), "
+          + "\(counted(summary.storedIBIs, "beat interval")) in "
           + "\(database). History: stressmon history --db \(database)")
         if summary.droppedForSpace > 0 {
-          lines.append("Disk full: \(summary.droppedForSpace) measurements not yet uploaded were deleted to make room "
-            + "(the oldest first).")
+          lines.append("Disk full: deleted \(counted(summary.droppedForSpace, "measurement")) not yet uploaded to "
+            + "make room (the oldest first).")
         }
       }
     }
@@ -176,7 +179,8 @@ final class RunEventPrinter: Sendable {
     }
     if summary.droppedDisplayUpdates > 0 || summary.droppedEvents > 0 {
       lines.append(
-        "Superseded while a display was busy: \(summary.droppedDisplayUpdates) display update(s); events dropped: "
+        "Superseded while a display was busy: \(counted(summary.droppedDisplayUpdates, "display update")); "
+          + "events dropped: "
           + "\(summary.droppedEvents) (samples and rows are never dropped).")
     }
     return lines.joined(separator: "\n")

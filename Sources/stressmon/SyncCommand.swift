@@ -164,7 +164,7 @@ struct SyncCommand: AsyncParsableCommand {
     }
     if report.quarantined > 0 {
       throw CLIFailure.badData(
-        "the hub refused \(report.quarantined) row(s), now quarantined (first: "
+        "the hub refused \(counted(report.quarantined, "row")), now quarantined (first: "
           + "\(report.firstQuarantineReason ?? "?")); see 'stressmon sync --status', fix the cause, then 'stressmon sync --requeue all'")
     }
   }
@@ -210,8 +210,8 @@ struct SyncCommand: AsyncParsableCommand {
     CLIOutput.line(text)
     if status.droppedForSpace > 0 {
       CLIOutput.line(
-        "Disk full: \(status.droppedForSpace) measurements were deleted before they could be uploaded (the oldest "
-          + "first); free space on the device's disk.")
+        "Disk full: deleted \(counted(status.droppedForSpace, "measurement")) before upload (the oldest first); "
+          + "free space on the device's disk.")
     }
     for row in quarantined {
       CLIOutput.line("  quarantined \(row.id) at \(ISO8601Time.formatLocal(row.at)): \(row.reason)")
@@ -247,21 +247,22 @@ struct SyncCommand: AsyncParsableCommand {
       try CLIOutput.json(SyncRequeueOutput(requeued: released, outbox: after))
     } else {
       CLIOutput.line(
-        "Requeued \(released) rows; the next sync uploads them (the hub refuses them again if the cause remains). "
-          + "Outbox: \(after.pending) pending, \(after.quarantined) quarantined.")
+        "Requeued \(counted(released, "row")); the next sync uploads them (the hub refuses them again if the cause "
+          + "remains). Outbox: \(after.pending) pending, \(after.quarantined) quarantined.")
     }
   }
 
   static func sentence(for report: SyncReport) -> String {
-    var text = "Uploaded \(report.uploaded) rows in \(report.requests) requests (\(report.retries) retries); "
+    var text = "Uploaded \(counted(report.uploaded, "row")) in \(counted(report.requests, "request")) "
+      + "(\(counted(report.retries, "retry", plural: "retries"))); "
       + "\(report.quarantined) quarantined. Outbox: \(report.status.pending) pending, "
       + "\(report.status.waitingForClock) waiting for the clock, \(report.status.quarantined) quarantined."
     if report.keptNewer > 0 {
-      text += " \(report.keptNewer) rows were not stored: the hub keeps a newer version of them."
+      text += " Not stored, as the hub keeps a newer version: \(counted(report.keptNewer, "row"))."
     }
     if report.status.quarantined > 0 { text += " See 'stressmon sync --status' for the reasons." }
     if report.status.droppedForSpace > 0 {
-      text += " \(report.status.droppedForSpace) rows were deleted for disk space before they could be uploaded."
+      text += " Deleted for disk space before upload: \(counted(report.status.droppedForSpace, "row"))."
     }
     return text
   }
