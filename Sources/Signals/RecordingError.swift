@@ -3,6 +3,7 @@
 public enum RecordingError: Error, Equatable, CustomStringConvertible {
   case notFound(path: String)
   case unreadable(path: String, reason: String)
+  case isDirectory(path: String)
   case empty(path: String)
   case noHeader(path: String)
   case noSuchColumn(path: String, wanted: String, available: [String])
@@ -19,6 +20,8 @@ public enum RecordingError: Error, Equatable, CustomStringConvertible {
       "\(path): no such file; check the path (recordings are CSV files with a header row)"
     case .unreadable(let path, let reason):
       "\(path): \(reason); check the file's permissions"
+    case .isDirectory(let path):
+      "\(path) is a directory, not a recording; give the path of one CSV file in it"
     case .empty(let path):
       "\(path): the file has no samples; record at least a few seconds"
     case .noHeader(let path):
@@ -43,7 +46,7 @@ public enum RecordingError: Error, Equatable, CustomStringConvertible {
   /// Whether the problem is a missing input (exit 66) rather than bad content (65) or output trouble (73/74).
   public var sysexitCode: Int32 {
     switch self {
-    case .notFound, .unreadable: 66
+    case .notFound, .unreadable, .isDirectory: 66
     case .empty, .noHeader, .noSuchColumn, .noNumericColumn, .badValue, .outOfRange, .badSidecar: 65
     case .cannotCreate: 73
     case .writeFailed: 74

@@ -54,7 +54,9 @@ public final class RecordingReader {
     }
     do {
       var status = stat()
-      let regular = fstat(file.rawValue, &status) == 0 && (status.st_mode & S_IFMT) == S_IFREG
+      let known = fstat(file.rawValue, &status) == 0
+      if known && (status.st_mode & S_IFMT) == S_IFDIR { throw RecordingError.isDirectory(path: path) }
+      let regular = known && (status.st_mode & S_IFMT) == S_IFREG
       var cursor = Cursor(fileBytes: regular ? Int(status.st_size) : nil)
       let sidecar = readSidecar ? try RecordingSidecar.load(forRecording: path) : nil
       try cursor.fill(file, path: path)

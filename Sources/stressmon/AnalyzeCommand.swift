@@ -20,8 +20,10 @@ struct AnalyzeCommand: ParsableCommand {
       The channel is --column, else 'ppg', else 'ir'. A sidecar '<file>.json' beside the CSV (written by \
       'stressmon record', or shipped with a data set) gives the sample rate ('fs'), which way the pulse \
       points ('polarity': normal for conditioned BVP, inverted for raw light intensity such as a MAX30102 \
-      IR count) and start-up samples to skip; flags override it. Without a polarity anywhere, it is \
-      detected from the first minute (reported as 'detected').
+      IR count) and start-up samples to skip. --polarity and --invert override its polarity; a --rate \
+      that contradicts its 'fs' is refused (the samples were taken at one rate: correct the sidecar if \
+      it is wrong). Without a polarity anywhere, it is detected from the first minute (reported as \
+      'detected').
 
       Windows of poor quality (no contact, saturated, poor signal, too few beats) are reported as \
       uncategorised instead of a made-up stress level.
@@ -101,6 +103,7 @@ struct AnalyzeCommand: ParsableCommand {
       windowSeconds: windows.lengthSeconds, stepSeconds: windows.stepSeconds, record: record)
     if json {
       report.json.document.withBytes { CLIOutput.line(bytes: $0) }
+      if let hint = report.noWindowsHint { CLIOutput.error("warning: " + hint) }
     } else {
       for line in report.summaryLines { CLIOutput.line(line) }
     }
@@ -133,6 +136,12 @@ struct AnalyzeCommand: ParsableCommand {
         throw CLIFailure.usage("--rate needs a number in Hz, got '\(rate)'")
       }
       guard supported.contains(value) else { throw CLIFailure.badData(BeatDetectorError.unsupportedRate(value).description) }
+      if let fs = sidecar?.fs, fs.isFinite, abs(value - fs) > fs / 1000 {
+        throw CLIFailure.usage(
+          "--rate \(Self.hz(value)) Hz contradicts the sidecar \(RecordingSidecar.path(forRecording: file)), "
+            + "which says the file was sampled at \(Self.hz(fs)) Hz; leave out --rate, "
+            + "or correct 'fs' in the sidecar if it is wrong")
+      }
       return value
     }
     guard let fs = sidecar?.fs else {
@@ -145,8 +154,16 @@ struct AnalyzeCommand: ParsableCommand {
     return fs
   }
 
+  /// The shortest `--window`: fewer beats than fit in it give no meaningful HRV.
+  static let shortestWindowSeconds = 10.0
+
+  /// "1000" for a whole rate, "99.95" for a fractional one.
+  static func hz(_ value: Double) -> String {
+    value == value.rounded() ? value.formatted(decimals: 0) : value.formatted(decimals: 3)
+  }
+
   private func windowConfiguration() throws -> HRVWindowConfiguration {
-    let length = try window?.value("--window", unit: "s", range: 10...3600) ?? 60
+    let length = try window?.value("--window", unit: "s", range: Self.shortestWindowSeconds...3600) ?? 60
     let hop = try step?.value("--step", unit: "s", range: 1...3600) ?? 10
     return HRVWindowConfiguration(lengthSeconds: length, stepSeconds: hop)
   }

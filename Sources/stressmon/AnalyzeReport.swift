@@ -96,6 +96,7 @@ struct AnalyzeReport {
     lines.append(
       "Windows (\(windowSeconds.formatted(decimals: 0)) s, every \(stepSeconds.formatted(decimals: 0)) s): "
         + "\(record.windows.count), \(scored) scored, \(record.windows.count - scored) uncategorised")
+    if let hint = noWindowsHint { lines.append("  " + hint) }
     for window in record.windows {
       var line = "  \(window.startSeconds.formatted(decimals: 0))-\(window.endSeconds.formatted(decimals: 0)) s  "
       if let stress = window.stress, let metrics = window.metrics {
