@@ -143,7 +143,7 @@ let package = Package(
     .target(
       name: "Hub",
       dependencies: [
-        "SyncWire", "StressModel", "SQLite", "DayReport", "Raster", "CommandSupport", "CZlib",
+        "SyncWire", "StressModel", "SQLite", "DayReport", "Raster", "CommandSupport", "CZlib", "Platform",
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HummingbirdCore", package: "hummingbird"),
         .product(name: "HummingbirdTLS", package: "hummingbird"),

@@ -1,3 +1,4 @@
+import Platform
 import Raster
 import StressModel
 import SyncWire
@@ -140,8 +141,8 @@ enum DayReportLayout {
         + "averaged per pixel (\(perPixel) s); lines stop at gaps and unscored windows, nothing is filled in.",
     ]
     if summary.unsynchronisedWindows > 0 {
-      lines.append("\(summary.unsynchronisedWindows) windows were measured before the clock was set: their times "
-        + "may be off.")
+      lines.append("Measured before the clock was set: \(counted(summary.unsynchronisedWindows, "window")); their "
+        + "times may be off.")
     }
     return lines
   }
@@ -250,7 +251,7 @@ enum DayReportLayout {
       (name, fill) = ("no data", ReportStyle.noData)
     }
     let when = time.day.clockText(span.start) + "-" + time.day.clockText(span.end)
-    let windows = span.windows > 0 ? ", \(span.windows) windows" : ""
+    let windows = span.windows > 0 ? ", " + counted(span.windows, "window") : ""
     group.add(
       .rect(Rect(x: x, y: axis.rect.y, width: width, height: axis.rect.height), fill: fill),
       label: "\(name) \(when) (\(DaySummary.duration(minutes: (span.end - span.start) / 60))\(windows))")
@@ -294,7 +295,7 @@ enum DayReportLayout {
     group.add(
       .polyline(points, colour: colour, width: 2),
       label: "\(what) \(time.day.clockText(first.windowEnd))-\(time.day.clockText(last.windowEnd)): "
-        + "\(low.formatted(decimals: 0))-\(high.formatted(decimals: 0))\(unit), \(run.count) windows")
+        + "\(low.formatted(decimals: 0))-\(high.formatted(decimals: 0))\(unit), \(counted(run.count, "window"))")
   }
 
   private static func addAxes(_ axis: ValueAxis, title: String, ticks: [Double], to group: inout ReportGroup) {

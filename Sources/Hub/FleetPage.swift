@@ -1,6 +1,6 @@
-import CommandSupport
 import DayReport
 import Foundation
+import Platform
 import Raster
 import StressModel
 import SyncWire

@@ -3,6 +3,7 @@ import CommandSupport
 import Foundation
 import Hub
 import Logging
+import Platform
 
 struct DeviceCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CommandSupport
+import Platform
 import Store
 import StressModel
 

@@ -1,4 +1,5 @@
 import CommandSupport
+import Platform
 import Store
 import SyncWire
 import ArgumentParser
