@@ -89,15 +89,14 @@ struct FleetRoutes: Sendable {
 
   /// A `YYYY-MM-DD` path segment as a local day: 400 when it is not shaped like one, 404 when no such day exists.
   static func day(_ date: String, suffix: String) throws -> LocalDay {
-    let shaped = date.utf8.enumerated().allSatisfy { [4, 7].contains($0) ? $1 == 0x2D : (0x30...0x39).contains($1) }
-    guard date.utf8.count == 10, shaped else {
+    do {
+      return try LocalDay.parse(date)
+    } catch .malformed {
       let rule = "the day must be a date YYYY-MM-DD \(suffix)".trimmingCharacters(in: .whitespaces)
       throw HubError(.badRequest, "invalid_day", rule)
+    } catch {
+      throw HubError(.notFound, "no_such_day", error.description)
     }
-    guard let day = LocalDay(parsing: date) else {
-      throw HubError(.notFound, "no_such_day", "\(date) is not a day of the calendar (or not within 1970-2199)")
-    }
-    return day
   }
 }
 

@@ -63,10 +63,13 @@ struct ReportCommand: ParsableCommand {
     }
     var requestedDay: LocalDay?
     if let day {
-      guard let parsed = LocalDay(parsing: day) else {
+      do {
+        requestedDay = try LocalDay.parse(day)
+      } catch .malformed {
         throw CLIFailure.usage("--day needs a date as YYYY-MM-DD (e.g. 2024-03-12), got '\(day)'")
+      } catch {
+        throw CLIFailure.usage("--day \(error)")
       }
-      requestedDay = parsed
     }
     let records: [MeasurementRecord]
     let reportDay: LocalDay

@@ -81,7 +81,7 @@ struct ReportCommandTests {
 
   @Test("Bad input: one line on stderr naming the problem, and the sysexits code", arguments: [
     (["--day", "12/03/2024", "--out", "x.png"], 64, "--day needs a date as YYYY-MM-DD"),
-    (["--day", "2023-02-29", "--out", "x.png"], 64, "--day needs a date"),
+    (["--day", "2023-02-29", "--out", "x.png"], 64, "is not a day of the calendar: February 2023 has 28 days"),
     (["--out", "day.jpg"], 64, "--out must end in .png or .svg"),
     (["--from-json", "{export}", "--db", "x.db", "--out", "x.svg"], 64, "not both"),
     (["--from-json", "/nonexistent/export.json", "--out", "x.svg"], 66, "no such file"),
