@@ -52,13 +52,15 @@ struct AnalyzeCommand: ParsableCommand {
 
   @Option(
     name: .long, parsing: .unconditional,
-    help: ArgumentHelp("HRV window length in seconds (default 60).", valueName: "s"))
-  var window: NumberArgument?
+    help: ArgumentHelp("HRV window length in seconds (default 60).", valueName: "s"),
+    transform: OptionParse.number("s", AnalyzeCommand.shortestWindowSeconds...3600))
+  var window: Double?
 
   @Option(
     name: .long, parsing: .unconditional,
-    help: ArgumentHelp("Seconds between window ends (default 10).", valueName: "s"))
-  var step: NumberArgument?
+    help: ArgumentHelp("Seconds between window ends (default 10).", valueName: "s"),
+    transform: OptionParse.number("s", 1...3600))
+  var step: Double?
 
   @Flag(name: .long, help: "Print one JSON object on stdout instead of a summary.")
   var json = false
@@ -72,13 +74,11 @@ struct AnalyzeCommand: ParsableCommand {
 
   // MARK: - Run
 
-  func validate() throws { _ = try windowConfiguration() }
-
   func run() throws {
     let started = HotLoopBenchmark.now()
     let reader = try Self.recording { try openRecording() }
     let rateHz = try resolveRate(reader.sidecar)
-    let windows = try windowConfiguration()
+    let windows = HRVWindowConfiguration(lengthSeconds: window ?? 60, stepSeconds: step ?? 10)
     if let runs = benchmarkRuns {
       try HotLoopBenchmark.run(reader: reader, rateHz: rateHz, polarity: explicitPolarity(reader.sidecar) ?? .normal, runs: runs)
       return
@@ -160,12 +160,6 @@ struct AnalyzeCommand: ParsableCommand {
   /// "1000" for a whole rate, "99.95" for a fractional one.
   static func hz(_ value: Double) -> String {
     value == value.rounded() ? value.formatted(decimals: 0) : value.formatted(decimals: 3)
-  }
-
-  private func windowConfiguration() throws -> HRVWindowConfiguration {
-    let length = try window?.value("--window", unit: "s", range: Self.shortestWindowSeconds...3600) ?? 60
-    let hop = try step?.value("--step", unit: "s", range: 1...3600) ?? 10
-    return HRVWindowConfiguration(lengthSeconds: length, stepSeconds: hop)
   }
 
   /// The polarity the flags or the sidecar state; nil when neither does (or --polarity auto).

@@ -29,54 +29,42 @@ enum RecordSpeed: String, CaseIterable, ExpressibleByArgument {
   case realtime, max
 }
 
-/// `--speed` of `run`: realtime, max or a factor; completions offer the words, `validate()` explains a bad value.
-struct SpeedArgument: ExpressibleByArgument {
-  let text: String
+/// Options whose text needs more than a fixed set: each is parsed once, by the option itself
+/// (`@Option(transform:)`), so a bad value stops in the parser with exit 64 and one line that names the flag, the
+/// value and what is wrong ("The value '5000' is invalid for '--hrv <ms>': outside the plausible range 1-1000 ms").
+/// The commands' `run()` gets the parsed value and checks nothing twice.
+enum OptionParse {
+  /// A number in `unit` within `range`: "abc", "-5", "nan" or "10000" never become a crash or a silently absurd
+  /// result.
+  static func number(_ unit: String, _ range: ClosedRange<Double>) -> @Sendable (String) throws -> Double {
+    { text in
+      guard let value = Double(text.trimmingCharacters(in: " \t")), value.isFinite else {
+        throw ValidationError("it needs a number in \(unit)")
+      }
+      guard range.contains(value) else {
+        throw ValidationError(
+          "it is outside the plausible range "
+            + "\(range.lowerBound.formatted(decimals: 0))-\(range.upperBound.formatted(decimals: 0)) \(unit)")
+      }
+      return value
+    }
+  }
 
-  init(argument: String) { text = argument }
-
-  static var defaultCompletionKind: CompletionKind { .list(["realtime", "max", "10"]) }
-
-  func speed() throws(ValidationError) -> RunSpeed {
+  /// `--speed` of `run`: realtime, max or a factor.
+  static func speed(_ text: String) throws -> RunSpeed {
     guard let speed = RunSpeed(parsing: text) else {
       throw ValidationError(
-        "--speed must be realtime, max or a factor such as 10 (at most \(Int(RunSpeed.maximumFactor))), got '\(text)'")
+        "give realtime, max or a factor such as 10 (at most \(Int(RunSpeed.maximumFactor)))")
     }
     return speed
   }
-}
 
-/// `--source`: the board's sensor (`max30102`), `replay:FILE.csv` or `synthetic`; checked in `validate()`.
-struct SourceArgument: ExpressibleByArgument {
-  let text: String
-
-  init(argument: String) { text = argument }
-
-  static var defaultCompletionKind: CompletionKind { .list(["max30102", "synthetic", "replay:"]) }
-
-  func check() throws(ValidationError) {
+  /// `--source`: the board's sensor (`max30102`), `replay:FILE.csv` or `synthetic`; the text, checked.
+  static func source(_ text: String) throws -> String {
     do { _ = try PulseSourceSpec(parsing: text) } catch { throw ValidationError(error.description) }
+    return text
   }
-}
 
-/// A number with a unit and a plausible range, kept as typed so that `validate()` can say what was wrong in the
-/// flag's own terms ("--hrv 5000 ms is outside the plausible range 1-1000 ms") rather than the parser's.
-struct NumberArgument: ExpressibleByArgument {
-  let text: String
-
-  init(argument: String) { text = argument }
-
-  /// The number, if `text` is one and lies in `range`; else a usage error naming the flag: "abc", "-5", "nan" or
-  /// "10000" never become a crash or a silently absurd result.
-  func value(_ flag: String, unit: String, range: ClosedRange<Double>) throws(ValidationError) -> Double {
-    guard let value = Double(text.trimmingCharacters(in: " \t")), value.isFinite else {
-      throw ValidationError("\(flag) needs a number in \(unit), got '\(text)'")
-    }
-    guard range.contains(value) else {
-      throw ValidationError(
-        "\(flag) \(text) \(unit) is outside the plausible range "
-          + "\(range.lowerBound.formatted(decimals: 0))-\(range.upperBound.formatted(decimals: 0)) \(unit)")
-    }
-    return value
-  }
+  static let speedCompletion = CompletionKind.list(["realtime", "max", "10"])
+  static let sourceCompletion = CompletionKind.list(["max30102", "synthetic", "replay:"])
 }

@@ -37,8 +37,9 @@ struct RecordCommand: AsyncParsableCommand {
   var out: String
 
   @Option(
-    name: .long, parsing: .unconditional, help: ArgumentHelp("Seconds to record (default: until Ctrl-C).", valueName: "s"))
-  var duration: NumberArgument?
+    name: .long, parsing: .unconditional, help: ArgumentHelp("Seconds to record (default: until Ctrl-C).", valueName: "s"),
+    transform: OptionParse.number("s", RecordCommand.durationRange))
+  var duration: Double?
 
   @Option(
     name: .long,
@@ -51,12 +52,8 @@ struct RecordCommand: AsyncParsableCommand {
   /// Longest recording accepted: one day.
   static let durationRange = 0.1...86_400.0
 
-  func validate() throws {
-    _ = try duration?.value("--duration", unit: "s", range: Self.durationRange)
-  }
-
   func run() async throws {
-    let seconds = try duration?.value("--duration", unit: "s", range: Self.durationRange)
+    let seconds = duration
     let loaded = try DoctorCommand.loadBoard(board)
     let pacing: Pacing
     switch speed {

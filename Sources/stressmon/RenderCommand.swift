@@ -32,14 +32,19 @@ struct RenderCommand: ParsableCommand {
   var category: StressCategory
 
   @Option(name: .long, parsing: .unconditional, help: ArgumentHelp(
-    "Stress level 0-100 inside the category's range (default: the middle of the range).", valueName: "n"))
-  var level: NumberArgument?
+    "Stress level 0-100 inside the category's range (default: the middle of the range).", valueName: "n"),
+    transform: OptionParse.number("points", 0...100))
+  var level: Double?
 
-  @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("HRV (SDNN) in ms to show (1-1000).", valueName: "ms"))
-  var hrv: NumberArgument?
+  @Option(
+    name: .long, parsing: .unconditional, help: ArgumentHelp("HRV (SDNN) in ms to show (1-1000).", valueName: "ms"),
+    transform: OptionParse.number("ms", StressCalculator.acceptedHRVMs))
+  var hrv: Double?
 
-  @Option(name: .long, parsing: .unconditional, help: ArgumentHelp("Heart rate in bpm to show (20-300).", valueName: "bpm"))
-  var hr: NumberArgument?
+  @Option(
+    name: .long, parsing: .unconditional, help: ArgumentHelp("Heart rate in bpm to show (20-300).", valueName: "bpm"),
+    transform: OptionParse.number("bpm", StressCalculator.acceptedHeartRateBpm))
+  var hr: Double?
 
   @Option(name: .long, help: ArgumentHelp("The e-paper panel whose layout to draw.", valueName: "name"))
   var panel: EPaperModel
@@ -48,14 +53,16 @@ struct RenderCommand: ParsableCommand {
   var out: String
 
   @Option(name: .long, help: ArgumentHelp(
-    "Time of the measurement to show, HH:MM (default: now, local time).", valueName: "hh:mm"))
-  var time: String?
+    "Time of the measurement to show, HH:MM (default: now, local time).", valueName: "hh:mm"),
+    transform: RenderCommand.parseTime)
+  var time: ClockTime?
 
   @Option(name: .long, help: ArgumentHelp(
     "Status line item, repeatable: no-contact, learning[:N/M], offline:N (unsynced rows), disk-full:N (rows lost), "
       + "clock.",
-    valueName: "status"))
-  var status: [String] = []
+    valueName: "status"),
+    transform: RenderCommand.parseStatus)
+  var status: [PanelStatus] = []
 
   @Option(name: .long, help: ArgumentHelp("Enlarge the picture N times (1-8) for documents.", valueName: "n"))
   var scale: Int = 1
@@ -66,13 +73,15 @@ struct RenderCommand: ParsableCommand {
   func validate() throws {
     guard (1...8).contains(scale) else { throw ValidationError("--scale must be 1-8, got \(scale)") }
     _ = try Self.format(of: out)
-    _ = try content()
+    _ = try checkedLevel(category)
   }
 
   func run() throws {
     let model = panel
     let format = try Self.format(of: out)
-    let content = try content()
+    let content = PanelContent(
+      category: category, level: try checkedLevel(category), hrvMs: hrv, heartRateBpm: hr,
+      measuredAt: time ?? ClockTime.now(), status: status)
     let rendered = PanelLayout.render(content, width: model.layoutWidth, height: model.layoutHeight)
     let image = rendered.image.scaled(by: scale)
     let bytes = format == "png"
@@ -96,35 +105,27 @@ struct RenderCommand: ParsableCommand {
 
   // MARK: - Parsing
 
-  /// What the flags ask to show, every value checked.
-  private func content() throws(ValidationError) -> PanelContent {
-    PanelContent(
-      category: category, level: try parsedLevel(category),
-      hrvMs: try hrv?.value("--hrv", unit: "ms", range: StressCalculator.acceptedHRVMs),
-      heartRateBpm: try hr?.value("--hr", unit: "bpm", range: StressCalculator.acceptedHeartRateBpm),
-      measuredAt: try parsedTime(), status: try status.map(Self.parseStatus))
-  }
-
-  private func parsedLevel(_ category: StressCategory) throws(ValidationError) -> Double {
+  /// --level, which must lie in --category's range (both parsed by then); the middle of the range without it.
+  private func checkedLevel(_ category: StressCategory) throws(ValidationError) -> Double {
     let range = category.levelRange
-    guard let level else { return range.lower + 12 }
-    let value = try level.value("--level", unit: "points", range: 0...100)
-    guard StressCategory(level: value) == category else {
+    guard let value = level else { return range.lower + 12 }
+    let found = StressCategory(level: value)
+    guard found == category else {
+      let text = value.formatted(decimals: value == value.rounded() ? 0 : 1)
       throw ValidationError(
-        "--level \(level.text) is '\(StressCategory(level: value).rawValue)', not '\(category.rawValue)': give a level from "
+        "--level \(text) is '\(found.rawValue)', not '\(category.rawValue)': give a level from "
           + "\(range.lower.formatted(decimals: 0)) to \(category == .high ? "" : "below ")"
           + "\(range.upper.formatted(decimals: 0)), or leave --level out")
     }
     return value
   }
 
-  private func parsedTime() throws(ValidationError) -> ClockTime {
-    guard let time else { return ClockTime.now() }
-    guard let parsed = ClockTime(time) else { throw ValidationError("--time needs HH:MM (24-hour), got '\(time)'") }
+  static func parseTime(_ text: String) throws -> ClockTime {
+    guard let parsed = ClockTime(text) else { throw ValidationError("it needs HH:MM (24-hour), e.g. 07:30") }
     return parsed
   }
 
-  static func parseStatus(_ text: String) throws(ValidationError) -> PanelStatus {
+  static func parseStatus(_ text: String) throws -> PanelStatus {
     let parts = text.lowercased().split(separator: ":", maxSplits: 1).map(String.init)
     switch parts.first {
     case "no-contact": return .noContact
@@ -133,23 +134,23 @@ struct RenderCommand: ParsableCommand {
       guard parts.count == 2 else { return .learningBaseline(windows: nil, needed: nil) }
       let numbers = parts[1].split(separator: "/").compactMap { Int($0) }
       guard numbers.count == 2, numbers[0] >= 0, numbers[1] > 0 else {
-        throw ValidationError("--status learning:N/M needs two whole numbers, e.g. learning:12/30, got '\(text)'")
+        throw ValidationError("learning:N/M needs two whole numbers, e.g. learning:12/30")
       }
       return .learningBaseline(windows: numbers[0], needed: numbers[1])
     case "offline":
       guard parts.count == 2, let count = Int(parts[1]), count >= 0 else {
-        throw ValidationError("--status offline:N needs the number of unsynced measurements, e.g. offline:12, got '\(text)'")
+        throw ValidationError("offline:N needs the number of unsynced measurements, e.g. offline:12")
       }
       return .offline(unsynced: count)
     case "disk-full":
       guard parts.count == 2, let count = Int(parts[1]), count >= 0 else {
         throw ValidationError(
-          "--status disk-full:N needs the number of measurements lost, e.g. disk-full:3, got '\(text)'")
+          "disk-full:N needs the number of measurements lost, e.g. disk-full:3")
       }
       return .diskFull(dropped: count)
     default:
       throw ValidationError(
-        "--status must be no-contact, learning[:N/M], offline:N, disk-full:N or clock, got '\(text)'")
+        "give no-contact, learning[:N/M], offline:N, disk-full:N or clock")
     }
   }
 

@@ -53,20 +53,23 @@ struct RunCommand: AsyncParsableCommand {
 
   @Option(
     name: .long,
-    help: ArgumentHelp("max30102 (the board's sensor), replay:FILE.csv or synthetic.", valueName: "source"))
-  var source: SourceArgument?
+    help: ArgumentHelp("max30102 (the board's sensor), replay:FILE.csv or synthetic.", valueName: "source"),
+    completion: OptionParse.sourceCompletion, transform: OptionParse.source)
+  var source: String?
 
   @Option(
     name: .long,
     help: ArgumentHelp(
       "realtime, max (as fast as possible), or N for N× real time (simulated board or replay only).",
-      valueName: "speed"))
-  var speed: SpeedArgument?
+      valueName: "speed"),
+    completion: OptionParse.speedCompletion, transform: OptionParse.speed)
+  var speed: RunSpeed?
 
   @Option(
     name: .long, parsing: .unconditional,
-    help: ArgumentHelp("Stop after this many seconds of data.", valueName: "s"))
-  var duration: NumberArgument?
+    help: ArgumentHelp("Stop after this many seconds of data.", valueName: "s"),
+    transform: OptionParse.number("s", RunCommand.durationRange))
+  var duration: Double?
 
   @Option(
     name: .long,
@@ -90,12 +93,6 @@ struct RunCommand: AsyncParsableCommand {
 
   // MARK: - Run
 
-  func validate() throws {
-    _ = try speed?.speed()
-    try source?.check()
-    _ = try duration?.value("--duration", unit: "s", range: Self.durationRange)
-  }
-
   func run() async throws {
     let configuration = try resolvedConfiguration()
     let loaded = try DoctorCommand.loadBoard(configuration.device.board)
@@ -103,12 +100,11 @@ struct RunCommand: AsyncParsableCommand {
       print(configuration.commentedTOML(header: "Board \(loaded.name): \(loaded.description)."), terminator: "")
       return
     }
-    let runSpeed = try speed?.speed() ?? .realtime
-    let seconds = try duration?.value("--duration", unit: "s", range: Self.durationRange)
+    let runSpeed = speed ?? .realtime
     var environment = MonitorEnvironment()
     environment.service = ServiceNotifier.fromEnvironment()
     let monitor = Monitor(
-      configuration: configuration, board: loaded, speed: runSpeed, durationSeconds: seconds, environment: environment)
+      configuration: configuration, board: loaded, speed: runSpeed, durationSeconds: duration, environment: environment)
     let signals = Self.stopOnSignals { name in monitor.stop(reason: name) } + [reloadOnHangUp(running: configuration)]
     defer { signals.forEach { $0.cancel() } }
     let printer = RunEventPrinter(json: json)
@@ -152,7 +148,7 @@ struct RunCommand: AsyncParsableCommand {
       configuration = MonitorConfigurationLoader.defaults(mode: flagMode)
     }
     if let board { configuration.device.board = board }
-    if let source { configuration.measurement.source = source.text }
+    if let source { configuration.measurement.source = source }
     if let db { configuration.store.database = db }
     if let device { configuration.setDeviceFlag(device) }
     if !printConfig, let problem = configuration.problem() { throw CLIFailure.usage(problem) }

@@ -24,31 +24,32 @@ struct ScoreCommand: ParsableCommand {
 
   @Option(
     name: .long, parsing: .unconditional,
-    help: ArgumentHelp("Heart-rate variability, SDNN in ms (1-1000).", valueName: "ms"))
-  var hrv: NumberArgument
+    help: ArgumentHelp("Heart-rate variability, SDNN in ms (1-1000).", valueName: "ms"),
+    transform: OptionParse.number("ms", StressCalculator.acceptedHRVMs))
+  var hrv: Double
 
   @Option(
-    name: .long, parsing: .unconditional, help: ArgumentHelp("Heart rate in beats per minute (20-300).", valueName: "bpm"))
-  var hr: NumberArgument
+    name: .long, parsing: .unconditional, help: ArgumentHelp("Heart rate in beats per minute (20-300).", valueName: "bpm"),
+    transform: OptionParse.number("bpm", StressCalculator.acceptedHeartRateBpm))
+  var hr: Double
 
   @Option(
     name: .customLong("baseline-hrv"), parsing: .unconditional,
-    help: ArgumentHelp("Your baseline HRV in ms (default 50).", valueName: "ms"))
-  var baselineHRV: NumberArgument?
+    help: ArgumentHelp("Your baseline HRV in ms (default 50).", valueName: "ms"),
+    transform: OptionParse.number("ms", StressCalculator.acceptedHRVMs))
+  var baselineHRV: Double?
 
   @Option(
     name: .customLong("resting-hr"), parsing: .unconditional,
-    help: ArgumentHelp("Your resting heart rate in bpm (default 60).", valueName: "bpm"))
-  var restingHR: NumberArgument?
+    help: ArgumentHelp("Your resting heart rate in bpm (default 60).", valueName: "bpm"),
+    transform: OptionParse.number("bpm", StressCalculator.acceptedHeartRateBpm))
+  var restingHR: Double?
 
   @Flag(name: .long, help: "Print one JSON object on stdout instead of a sentence.")
   var json = false
 
-  func validate() throws { _ = try reading() }
-
   func run() throws {
-    let (hrvMs, heartRate, baseline) = try reading()
-    let result = StressCalculator().result(hrvMs: hrvMs, heartRateBpm: heartRate, baseline: baseline)
+    let result = StressCalculator().result(hrvMs: hrv, heartRateBpm: hr, baseline: baseline)
     if json {
       try CLIOutput.json(ScoreOutput(result))
     } else {
@@ -56,20 +57,13 @@ struct ScoreCommand: ParsableCommand {
     }
   }
 
-  /// The reading and the baseline the flags give, each checked against its plausible range.
-  private func reading() throws(ValidationError) -> (hrvMs: Double, heartRateBpm: Double, PersonalBaseline) {
-    let hrvMs = try hrv.value("--hrv", unit: "ms", range: StressCalculator.acceptedHRVMs)
-    let heartRate = try hr.value("--hr", unit: "bpm", range: StressCalculator.acceptedHeartRateBpm)
+  /// The baseline the flags give: personal only when both are given.
+  private var baseline: PersonalBaseline {
     var baseline = PersonalBaseline.default
-    if let baselineHRV {
-      baseline.hrvMs = try baselineHRV.value("--baseline-hrv", unit: "ms", range: StressCalculator.acceptedHRVMs)
-    }
-    if let restingHR {
-      baseline.restingHeartRateBpm = try restingHR.value(
-        "--resting-hr", unit: "bpm", range: StressCalculator.acceptedHeartRateBpm)
-    }
+    if let baselineHRV { baseline.hrvMs = baselineHRV }
+    if let restingHR { baseline.restingHeartRateBpm = restingHR }
     baseline.isPersonal = baselineHRV != nil && restingHR != nil
-    return (hrvMs, heartRate, baseline)
+    return baseline
   }
 
   static func sentence(for result: StressResult) -> String {

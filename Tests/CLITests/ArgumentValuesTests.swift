@@ -45,4 +45,24 @@ struct ArgumentValuesTests {
     #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
     #expect(result.stderr.contains(names) && result.stderr.contains(offers), "\(result.stderr)")
   }
+  @Test("A number, speed or time option is parsed once, by the parser: exit 64, the flag, the value and the reason",
+    arguments: [
+      (["score", "--hrv", "5000", "--hr", "70"], "'5000' is invalid for '--hrv <ms>'", "plausible range 1-1000 ms"),
+      (["score", "--hrv", "abc", "--hr", "70"], "'abc' is invalid for '--hrv <ms>'", "needs a number in ms"),
+      (["run", "--board", "sim", "--speed", "fast"], "'fast' is invalid for '--speed <speed>'", "a factor such as 10"),
+      (["run", "--board", "sim", "--duration", "-1"], "'-1' is invalid for '--duration <s>'", "plausible range"),
+      (["analyze", "x.csv", "--window", "5"], "'5' is invalid for '--window <s>'", "plausible range 10-3600 s"),
+      (
+        ["render", "--category", "mild", "--time", "25:00", "--panel", "waveshare-2in13-v4", "--out", "x.png"],
+        "'25:00' is invalid for '--time <hh:mm>'", "HH:MM"
+      ),
+    ])
+  func parsedOnce(arguments: [String], names: String, reason: String) throws {
+    let result = try CLIRunner.run(arguments)
+    #expect(result.status == 64, "\(result.stderr)")
+    #expect(result.stdout.isEmpty)
+    #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+    #expect(result.stderr.contains(names) && result.stderr.contains(reason), "\(result.stderr)")
+  }
+
 }
