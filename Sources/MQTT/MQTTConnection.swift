@@ -1,16 +1,18 @@
 import NIOCore
 import NIOPosix
 import NIOSSL
+import Synchronization
 
 /// One TCP (or TLS) connection to the broker, as an async channel of decoded inbound packets and outbound bytes.
 enum MQTTConnection {
   typealias Channel = NIOAsyncChannel<MQTTInbound, ByteBuffer>
 
-  /// Opens the connection: TCP within `connectTimeoutSeconds`, TLS set up (the handshake runs with the first
-  /// write, under the caller's CONNACK timeout).
-  static func open(_ configuration: MQTTConfiguration, tls: NIOSSLContext?, group: any EventLoopGroup)
-    async throws(MQTTError) -> Channel
-  {
+  /// Opens the connection: TCP within `connectTimeoutSeconds`, TLS set up (its handshake starts once TCP is
+  /// connected and runs under the caller's CONNACK timeout). `errors` keeps the first error the pipeline raised: a failed
+  /// handshake can close the channel before its error reaches the inbound stream, which then just ends.
+  static func open(
+    _ configuration: MQTTConfiguration, tls: NIOSSLContext?, group: any EventLoopGroup, errors: FirstError
+  ) async throws(MQTTError) -> Channel {
     let serverHostname = isIPAddress(configuration.host) ? nil : configuration.host
     let bootstrap = ClientBootstrap(group: group)
       .connectTimeout(.milliseconds(Int64(configuration.connectTimeoutSeconds * 1000)))
@@ -22,6 +24,7 @@ enum MQTTConnection {
             try channel.pipeline.syncOperations.addHandler(
               NIOSSLClientHandler(context: tls, serverHostname: serverHostname))
           }
+          try channel.pipeline.syncOperations.addHandler(FirstErrorHandler(errors: errors))
           try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(MQTTFrameDecoder()))
           return try Channel(wrappingChannelSynchronously: channel)
         }
@@ -51,6 +54,10 @@ enum MQTTConnection {
   /// Maps what NIO and NIOSSL throw onto the client's errors.
   static func classify(_ error: any Error) -> MQTTError {
     if let error = error as? MQTTError { return error }
+    // A TCP close without TLS's close_notify is the broker going away (a restart), not a certificate problem.
+    if let error = error as? NIOSSLError, case .uncleanShutdown = error {
+      return .unreachable("the broker closed the connection")
+    }
     if error is NIOSSLError || error is BoringSSLError { return .tls("\(error)") }
     if let error = error as? NIOSSLExtraError, error == .failedToValidateHostname {
       return .tls("the broker's certificate is not issued for this host name (\(error))")
@@ -92,5 +99,34 @@ struct MQTTFrameDecoder: ByteToMessageDecoder {
     -> DecodingState
   {
     try decode(context: context, buffer: &buffer)
+  }
+}
+
+/// The first error a connection's pipeline raised (`FirstErrorHandler`), read once its stream has ended.
+/// Locking: one `Mutex`.
+final class FirstError: Sendable {
+  private let error = Mutex<(any Error)?>(nil)
+
+  func record(_ error: any Error) {
+    self.error.withLock { if $0 == nil { $0 = error } }
+  }
+
+  var value: (any Error)? { error.withLock { $0 } }
+}
+
+/// Passes everything on; notes the first error on its way.
+final class FirstErrorHandler: ChannelInboundHandler, Sendable {
+  typealias InboundIn = ByteBuffer
+  typealias InboundOut = ByteBuffer
+
+  private let errors: FirstError
+
+  init(errors: FirstError) {
+    self.errors = errors
+  }
+
+  func errorCaught(context: ChannelHandlerContext, error: any Error) {
+    errors.record(error)
+    context.fireErrorCaught(error)
   }
 }

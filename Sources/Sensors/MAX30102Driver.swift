@@ -71,8 +71,8 @@ public final class MAX30102Driver {
     let adapter = bus.adapter
     throw .unsupported(
       message: "\(bus.path): adapter '\(adapter.name)' has neither I2C_FUNC_I2C nor I2C_FUNC_SMBUS_READ_I2C_BLOCK "
-        + "(it offers \(adapter.functionality)), and reading the MAX3010x FIFO needs one of them: connect the sensor to "
-        + "an adapter that has it (a Raspberry Pi's I2C bus 1: dtparam=i2c_arm=on)")
+        + "(it offers \(adapter.functionality)), and reading the MAX3010x FIFO needs one of them: connect the "
+        + "sensor to an adapter that has it (a Raspberry Pi's I2C bus 1: dtparam=i2c_arm=on)")
   }
 
   /// Fails unless the device at the address is a MAX3010x.

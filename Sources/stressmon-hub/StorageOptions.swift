@@ -55,7 +55,7 @@ struct StorageOptions: ParsableArguments {
         if let password = try password() { options.password = password }
         storage = try PostgresHubStorage(options: options, logger: logger)
       } else {
-        let path = HubEnvironment.setting(db, "DB") ?? (try Self.defaultDatabase(create: create))
+        let path = try HubEnvironment.setting(db, "DB") ?? Self.defaultDatabase(create: create)
         storage = try SQLiteHubStorage(path: path, create: create)
       }
     } catch let error as HubStorageError {

@@ -166,7 +166,9 @@ enum PanelBridge {
   static func wire(_ panel: EPaperEmulator, sim: KernelGPIOSim, clock: VirtualIndicatorClock) throws -> Wired {
     let chip = try GPIODChip(label: sim.label)
     let log = Log()
-    func output(_ name: String, _ offset: Int, initial: Bool, _ pin: any GPIOLine, _ tag: String) throws -> any GPIOLine {
+    func output(
+      _ name: String, _ offset: Int, initial: Bool, _ pin: any GPIOLine, _ tag: String
+    ) throws -> any GPIOLine {
       let line = try chip.requestOutput(.name(name), initial: initial)
       return Output(line: line, sim: sim, offset: offset, pin: pin, tag: tag, log: log, clock: clock)
     }

@@ -16,11 +16,13 @@ struct HomeAssistantMQTTTests {
   }
 
   /// `stressmon run` on the simulated board at `--speed max` for 150 s of data: the window events it printed.
-  static func run(_ directory: TemporaryDirectory, config: String?) throws -> (CLIRunner.Result, [[String: Any]]) {
+  static func run(_ directory: TemporaryDirectory, config: String?) async throws -> (CLIRunner.Result, [[String: Any]]) {
     var arguments = ["run", "--board", "sim", "--speed", "max", "--duration", "150", "--db", directory.file("run.db"),
                      "--json", "--device", device]
     if let config { arguments += ["--config", config] }
-    let result = try CLIRunner.run(arguments, workingDirectory: directory.path)
+    let path = directory.path
+    let command = arguments
+    let result = try await onOwnThread { try CLIRunner.run(command, workingDirectory: path) }
     let events = result.stdout.split(separator: "\n").compactMap {
       try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
     }
@@ -37,9 +39,9 @@ struct HomeAssistantMQTTTests {
     let directory = try TemporaryDirectory("ha-mqtt")
     defer { directory.remove() }
     let broker = try MosquittoBroker(directory: directory, tls: true, credentials: ("homeassistant", "pass word"))
-    try broker.start()
+    try await broker.start()
     defer { broker.stop() }
-    let subscriber = try MosquittoSubscriber(broker: broker, topics: ["homeassistant/#", "stressmon/#"])
+    let subscriber = try await MosquittoSubscriber.start(broker: broker, topics: ["homeassistant/#", "stressmon/#"])
     defer { subscriber.stop() }
     let credentials = try directory.writePrivate("mqtt.credentials", "homeassistant\npass word\n")
     let config = try Self.config(directory, mqtt: [
@@ -48,13 +50,13 @@ struct HomeAssistantMQTTTests {
     ])
 
     // When the daemon measures 150 s of the demo recording and stops
-    let (result, windows) = try Self.run(directory, config: config)
+    let (result, windows) = try await Self.run(directory, config: config)
     #expect(result.status == 0, "\(result.stderr)")
     #expect(windows.count >= 9)
 
     // Then the subscriber saw one config per sensor, every state, and "offline" last on availability
     let availability = "stressmon/\(Self.device)/availability"
-    #expect(await subscriber.wait(seconds: 15) { $0.last { $0.topic == availability }?.payload == "offline" })
+    #expect(await subscriber.wait() { $0.last { $0.topic == availability }?.payload == "offline" })
     let messages = subscriber.messages
     // What the subscriber received, one "retained topic payload" line each (`swift test --attachments-path DIR`).
     Attachment.record(
@@ -86,36 +88,36 @@ struct HomeAssistantMQTTTests {
     #expect(broker.log.contains("Received PUBLISH from stressmon-\(Self.device) (d0, q1, r1"))
 
     // and a subscriber that comes later gets the configs, the state and "offline", all retained
-    let late = try MosquittoSubscriber(broker: broker, topics: ["homeassistant/#", "stressmon/#"])
+    let late = try await MosquittoSubscriber.start(broker: broker, topics: ["homeassistant/#", "stressmon/#"])
     defer { late.stop() }
-    #expect(await late.wait(seconds: 10) { $0.count >= Self.sensors.count + 2 })
+    #expect(await late.wait() { $0.count >= Self.sensors.count + 2 })
     #expect(late.messages.allSatisfy { $0.retained })
     #expect(late.messages.first { $0.topic == availability }?.payload == "offline")
 
     // and doctor checks the broker with the same settings: accepted, then refused for a wrong password
-    let doctor = try CLIRunner.run(["doctor", "--board", "sim", "--config", config])
+    let doctor = try await onOwnThread { try CLIRunner.run(["doctor", "--board", "sim", "--config", config]) }
     #expect(doctor.status == 0, "\(doctor.stdout)\(doctor.stderr)")
     #expect(doctor.stdout.contains("PASS  mqtt broker"))
     _ = try directory.writePrivate("mqtt.credentials", "homeassistant\nwrong\n")
-    let refused = try CLIRunner.run(["doctor", "--board", "sim", "--config", config])
+    let refused = try await onOwnThread { try CLIRunner.run(["doctor", "--board", "sim", "--config", config]) }
     #expect(refused.status == 69)
     #expect(refused.stdout.contains("FAIL  mqtt broker"))
     #expect(refused.stdout.contains("credentials_file"))
   }
 
   @Test("with the broker away the daemon stores the same windows as without MQTT and exits 0")
-  func brokerAway() throws {
+  func brokerAway() async throws {
     let directory = try TemporaryDirectory("ha-away")
     defer { directory.remove() }
     let port = try MosquittoBroker.freePort()
     let config = try Self.config(directory, mqtt: ["broker = \"mqtt://127.0.0.1:\(port)\"", "insecure = true"])
-    let (away, awayWindows) = try Self.run(directory, config: config)
+    let (away, awayWindows) = try await Self.run(directory, config: config)
     #expect(away.status == 0, "\(away.stderr)")
     #expect(away.stderr.contains("MQTT broker not available"))
 
     let plainDirectory = try TemporaryDirectory("ha-none")
     defer { plainDirectory.remove() }
-    let (plain, plainWindows) = try Self.run(plainDirectory, config: nil)
+    let (plain, plainWindows) = try await Self.run(plainDirectory, config: nil)
     #expect(plain.status == 0, "\(plain.stderr)")
     let key = { (window: [String: Any]) in "\(window["end_s"] ?? "")|\(window["category"] ?? "")|\(window["stress_level"] ?? "")" }
     #expect(awayWindows.map(key) == plainWindows.map(key))

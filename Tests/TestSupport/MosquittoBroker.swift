@@ -55,8 +55,12 @@ public final class MosquittoBroker: @unchecked Sendable {
     _ = try directory.write("mosquitto.conf", lines.joined(separator: "\n") + "\n")
   }
 
-  /// Starts the broker and waits until its port accepts connections.
-  public func start() throws {
+  /// Starts the broker and waits until its port accepts connections (on a thread of its own: the wait blocks).
+  public func start() async throws {
+    try await onOwnThread { try self.startAndWait() }
+  }
+
+  private func startAndWait() throws {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: Self.executable)
     process.arguments = ["-c", directory.file("mosquitto.conf")]
@@ -86,6 +90,17 @@ public final class MosquittoBroker: @unchecked Sendable {
 
   /// The broker's log (connections, PINGREQ, PUBLISH with their QoS and retain flags: `log_type all`).
   public var log: String { (try? String(contentsOfFile: directory.file("mosquitto.log"), encoding: .utf8)) ?? "" }
+
+  /// Waits until the broker's log holds `text` (true), or `seconds` pass (false): the broker logs a packet after
+  /// the client has sent it, so a line about the client's last packet may come after the client has returned.
+  public func waitForLog(_ text: String, seconds: Double = 60) async -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+      if log.contains(text) { return true }
+      try? await Task.sleep(nanoseconds: 20_000_000)
+    }
+    return log.contains(text)
+  }
 
   /// mosquitto_sub arguments reaching this broker (TLS and login as configured).
   public func clientArguments() -> [String] {
@@ -158,7 +173,11 @@ public final class MosquittoSubscriber: @unchecked Sendable {
   private var received: [Message] = []
 
   /// Starts mosquitto_sub and waits until the broker has its subscription (its log says so).
-  public init(broker: MosquittoBroker, topics: [String]) throws {
+  public static func start(broker: MosquittoBroker, topics: [String]) async throws -> MosquittoSubscriber {
+    try await onOwnThread { try MosquittoSubscriber(broker: broker, topics: topics) }
+  }
+
+  private init(broker: MosquittoBroker, topics: [String]) throws {
     process.executableURL = URL(fileURLWithPath: MosquittoBroker.subscriberExecutable)
     let clientID = "test-subscriber-\(UInt32.random(in: 0...UInt32.max))"
     var arguments = broker.clientArguments() + ["-q", "1", "-i", clientID, "-F", "%r\t%t\t%p"]
@@ -184,8 +203,9 @@ public final class MosquittoSubscriber: @unchecked Sendable {
 
   public var messages: [Message] { lock.withLock { received } }
 
-  /// Waits until `condition` holds for the messages so far (true), or `seconds` pass (false).
-  public func wait(seconds: Double, until condition: ([Message]) -> Bool) async -> Bool {
+  /// Waits until `condition` holds for the messages so far (true), or `seconds` pass (false). Generous limits cost
+  /// nothing when all is well: the wait ends as soon as the condition holds.
+  public func wait(seconds: Double = 60, until condition: ([Message]) -> Bool) async -> Bool {
     let deadline = Date().addingTimeInterval(seconds)
     while Date() < deadline {
       if condition(messages) { return true }
