@@ -81,7 +81,7 @@ struct SyncCommand: AsyncParsableCommand {
   @Option(
     name: .long,
     help: ArgumentHelp(
-      "Seconds a --once run may take in all, retries included (default \(Int(SyncConfiguration.defaultDeadline))).",
+      "Seconds a --once run may take in all, retries included.",
       valueName: "s"))
   var deadline: Double = SyncConfiguration.defaultDeadline
 
