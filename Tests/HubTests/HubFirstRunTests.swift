@@ -1,4 +1,5 @@
 import CommandSupport
+import Platform
 import Foundation
 import Hub
 import Sync

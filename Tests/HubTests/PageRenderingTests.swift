@@ -1,5 +1,6 @@
 import DayReport
 import Foundation
+import HTTPTypes
 @testable import Hub
 import Raster
 import StressModel
@@ -119,6 +120,28 @@ struct PageRenderingTests {
     #expect(zoomed.geometry.time.end - zoomed.geometry.time.start <= 2 * 3600)
     #expect(zoomed.geometry.time.start <= rows[0].windowStart && zoomed.geometry.time.end >= rows.last!.windowEnd)
     #expect(html.contains("Whole day"))
+  }
+
+  @Test("past its capacity the render thread answers 503 busy instead of queueing pages without bound")
+  func rendererCapacity() async throws {
+    let renderer = PageRenderer(threads: 1, capacity: 1)
+    let release = DispatchSemaphore(value: 0)
+    let first = Task { try await renderer.run { release.wait(); return 1 } }
+    var waited = 0
+    while renderer.load < 1, waited < 500 {
+      try await Task.sleep(for: .milliseconds(10))
+      waited += 1
+    }
+    do {
+      _ = try await renderer.run { 2 }
+      Issue.record("a second page was queued past the capacity")
+    } catch let error as HubError {
+      #expect(error.status == .serviceUnavailable && error.body.error == "busy")
+      #expect(error.headers[.retryAfter] == "2")
+    }
+    release.signal()
+    #expect(try await first.value == 1)
+    #expect(try await renderer.run { 3 } == 3 && renderer.load == 0)
   }
 
   @Test("the week grid draws each quarter-hour in its category, no data hatched, the future left blank")
