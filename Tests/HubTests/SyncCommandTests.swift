@@ -53,7 +53,7 @@ struct SyncCommandTests {
     await hub.stop()
     // Exit 65 when the hub refused rows, with the way out on one line; the report is on stdout all the same.
     #expect(sync.status == 65, "stderr: \(sync.stderr)")
-    #expect(sync.stderr.contains("refused 1 row(s)") && sync.stderr.contains("--requeue all"), "\(sync.stderr)")
+    #expect(sync.stderr.contains("refused 1 row,") && sync.stderr.contains("--requeue all"), "\(sync.stderr)")
     let report = try CLIRunner.json(sync)
     #expect(report["uploaded"] as? Int == 28 && report["quarantined"] as? Int == 1)
 
@@ -101,7 +101,7 @@ struct SyncCommandTests {
     #expect(try await storage.count(deviceId: "cli-desk") == 11)
 
     let all = try await runCLI(["sync", "--requeue", "all", "--outbox", outbox])
-    #expect(all.status == 0 && all.stdout.contains("Requeued 1 rows"))
+    #expect(all.status == 0 && all.stdout.contains("Requeued 1 row;"))
     #expect(try FileOutbox(directory: outbox).outboxStatus().pending == 1)
   }
 
