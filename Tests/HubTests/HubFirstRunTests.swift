@@ -1,6 +1,6 @@
-import CommandSupport
 import Foundation
 import Hub
+import Platform
 import Sync
 import SyncTestSupport
 import SyncWire
