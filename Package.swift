@@ -269,7 +269,7 @@ let package = Package(
       name: "HubTests",
       dependencies: [
         "Hub", "SQLite", "Sync", "SyncWire", "Store", "StressModel", "DayReport", "Raster", "SyncTestSupport",
-        "TestSupport", "ServerTestSupport", "CommandSupport", "CSQLiteCrashVFS", "Platform",
+        "TestSupport", "ServerTestSupport", "CSQLiteCrashVFS", "Platform",
         .product(name: "Hummingbird", package: "hummingbird"),
         .product(name: "HummingbirdCore", package: "hummingbird"),
         .product(name: "HummingbirdTLS", package: "hummingbird"),

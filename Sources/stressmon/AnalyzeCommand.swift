@@ -136,7 +136,8 @@ struct AnalyzeCommand: ParsableCommand {
         throw CLIFailure.usage("--rate needs a number in Hz, got '\(rate)'")
       }
       guard supported.contains(value) else { throw CLIFailure.badData(BeatDetectorError.unsupportedRate(value).description) }
-      if let fs = sidecar?.fs, fs.isFinite, abs(value - fs) > fs / 1000 {
+      // Within 5 % it is a correction (a rounded or calibrated rate); beyond, a mistake such as 10 for 1000.
+      if let fs = sidecar?.fs, fs.isFinite, abs(value - fs) > fs / 20 {
         throw CLIFailure.usage(
           "--rate \(Self.hz(value)) Hz contradicts the sidecar \(RecordingSidecar.path(forRecording: file)), "
             + "which says the file was sampled at \(Self.hz(fs)) Hz; leave out --rate, "

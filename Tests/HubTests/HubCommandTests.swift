@@ -58,7 +58,7 @@ struct HubCommandTests {
     #expect(FileManager.default.fileExists(atPath: directory.file("state") + "/hub.sqlite"))
     #expect(try FileManager.default.contentsOfDirectory(atPath: cwd).isEmpty, "nothing written where it was started")
     // A file left by the old default is named, not silently replaced by a new empty database.
-    FileManager.default.createFile(atPath: cwd + "/stressmon-hub.sqlite", contents: nil)
+    _ = FileManager.default.createFile(atPath: cwd + "/stressmon-hub.sqlite", contents: nil)
     let old = try await run(["HOME": home])
     #expect(old.status == 64 && old.stderr.contains("--db stressmon-hub.sqlite"), "\(old.stderr)")
   }

@@ -1,7 +1,6 @@
-import CommandSupport
-import Platform
 import Foundation
 import Hub
+import Platform
 import Sync
 import SyncTestSupport
 import SyncWire
