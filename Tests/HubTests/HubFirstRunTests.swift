@@ -1,6 +1,7 @@
 import CommandSupport
 import Foundation
 import Hub
+import Platform
 import Sync
 import SyncTestSupport
 import SyncWire
