@@ -191,6 +191,9 @@ extension MeasurementStore {
   /// own transactions fit in the other half.
   static let minimumReserveBytes: Int64 = 128 << 10
 
+  /// The smallest reserve made when the disk is already nearly full at open (half of what is free, down to this).
+  static let tightReserveFloorBytes: Int64 = 32 << 10
+
   // MARK: - Private
 
   /// Runs `delete` in its own transaction (counting into `counter`) until it deletes nothing or `condition`
@@ -283,16 +286,45 @@ extension StoreCore {
   }
 
   /// Creates the reserve file when it is missing and at least as much room again stays free after it, so the
-  /// reserve itself never fills the disk. Its size was decided at open from the file system's size. In the
-  /// full-disk state the allocation itself is the test (statvfs may not tell the truth).
+  /// reserve itself never fills the disk. Its size was decided at open from the file system's size; with less than
+  /// twice that free, the reserve is half of what is free (at least `tightReserveFloorBytes`) and the WAL is
+  /// checkpointed at half of it, so that the clean-up can still run when the disk fills. In the full-disk state the
+  /// allocation itself is the test (statvfs may not tell the truth).
   func ensureReserve() {
     guard reserveBytes > 0, !options.readOnly, access(reservePath, F_OK) != 0 else { return }
     if diskFullMode {
       _ = restoreReserve()
       return
     }
-    guard let space = diskSpace(), space.availableBytes >= 2 * reserveBytes else { return }
-    if !allocateFile(reservePath, bytes: reserveBytes) { unlink(reservePath) }
+    guard let space = diskSpace() else { return }
+    var size = reserveBytes
+    if space.availableBytes < 2 * size {
+      size = space.availableBytes / 2 / 4096 * 4096
+      guard size >= MeasurementStore.tightReserveFloorBytes else { return }
+    }
+    guard allocateFile(reservePath, bytes: size) else {
+      unlink(reservePath)
+      return
+    }
+    if size < reserveBytes { shrinkReserve(to: size) }
+  }
+
+  /// The reserve made is smaller than planned: the WAL must be checkpointed at half of it, so that folding the WAL
+  /// into the main file still fits in the space the reserve gives back.
+  private func shrinkReserve(to size: Int64) {
+    let pageSize = Int64((try? connection.scalarInt("PRAGMA page_size")) ?? 4096)
+    let pages = max(4, size / (2 * max(512, pageSize)))
+    do {
+      try connection.execute("PRAGMA wal_autocheckpoint = \(pages)")
+    } catch {
+      // The planned checkpoint interval stays; keep the planned reserve then, as the two must match.
+      unlink(reservePath)
+      return
+    }
+    MeasurementStore.logger.notice(
+      "the disk is nearly full: a smaller disk-full reserve",
+      metadata: ["path": "\(reservePath)", "bytes": "\(size)", "planned_bytes": "\(reserveBytes)"])
+    reserveBytes = size
   }
 
   /// In the full-disk state: allocates the reserve at twice its size and gives half back, which proves there is

@@ -155,8 +155,9 @@ final class StoreCore {
   var resolvedEndedBoots = false
 
   var reservePath: String { path + "-reserve" }
-  /// The disk-full reserve for this file system (decided at open; `Options.reserveBytes` is its ceiling).
-  private(set) var reserveBytes: Int64 = 0
+  /// The disk-full reserve for this file system (decided at open; `Options.reserveBytes` is its ceiling; smaller
+  /// when the disk was already nearly full, `ensureReserve`).
+  var reserveBytes: Int64 = 0
   /// A write failed for want of space and the reserve could not be allocated again since (`makeRoom`).
   var diskFullMode = false
 

@@ -35,7 +35,9 @@ struct SyncCommand: AsyncParsableCommand {
 
       Exit codes: 0 outbox drained (or --status, --requeue), 64 bad option or a --requeue id that is not \
       quarantined, 65 the hub refused rows (quarantined: see --status), 66 token file or store missing, 69 hub \
-      unreachable, refusing this device or the deadline reached (rows stay in the outbox), 74 outbox unreadable.
+      unreachable, refusing this device or the deadline reached (rows stay in the outbox), 74 outbox unreadable. \
+      --status exits 0 and shows rows a full disk made the store delete before upload; the exit code that \
+      carries such a drop is the daemon's: 'stressmon run' ends with 74.
       """
   )
 
@@ -214,10 +216,20 @@ struct SyncCommand: AsyncParsableCommand {
         "Disk full: deleted \(counted(status.droppedForSpace, "measurement")) before upload (the oldest first); "
           + "free space on the device's disk.")
     }
-    for row in quarantined {
+    // The newest few: a clock gone wrong can quarantine thousands of rows for one reason.
+    let shown = quarantined.sorted { $0.at > $1.at }.prefix(Self.quarantinedShown)
+    for row in shown {
       CLIOutput.line("  quarantined \(row.id) at \(ISO8601Time.formatLocal(row.at)): \(row.reason)")
     }
+    if quarantined.count > shown.count {
+      CLIOutput.line(
+        "  … and \(counted(quarantined.count - shown.count, "older quarantined row")); "
+          + "'stressmon sync --status --json' lists them all")
+    }
   }
+
+  /// Quarantined rows listed by `--status` (the newest; `--json` gives them all).
+  static let quarantinedShown = 10
 
   /// `--requeue`: every id must be quarantined now (a typo should not pass as "0 requeued").
   private func requeueQuarantined(_ outbox: any SyncOutbox) throws {

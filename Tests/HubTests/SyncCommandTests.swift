@@ -2,6 +2,7 @@ import Foundation
 import Hub
 import Sync
 import SyncTestSupport
+import Store
 import SyncWire
 import TestSupport
 import Testing
@@ -150,5 +151,28 @@ struct SyncCommandTests {
     let journal = outbox + "/" + FileOutbox.journalName
     let mode = (try FileManager.default.attributesOfItem(atPath: journal)[.posixPermissions] as? NSNumber)?.intValue
     #expect(mode == 0o600)
+  }
+
+  @Test("--status lists the newest quarantined rows and counts the rest; --json lists them all")
+  func statusCapsTheQuarantinedList() async throws {
+    let directory = try TemporaryDirectory("sync-status")
+    defer { directory.remove() }
+    let path = directory.file("device.db")
+    let rows = try MeasurementFixtures.records(device: "cli-desk", count: 14)
+    let store = try MeasurementStore(path: path)
+    try store.write(rows)
+    for (index, row) in rows.enumerated() {
+      try store.quarantine(id: row.id, reason: "reason \(index)", at: 1_780_000_000 + Double(index) * 60)
+    }
+    store.close()
+    let status = try await runCLI(["sync", "--status", "--db", path])
+    #expect(status.status == 0, "\(status.stderr)")
+    let listed = status.stdout.split(separator: "\n").filter { $0.contains("  quarantined ") }
+    #expect(listed.count == 10, "\(status.stdout)")
+    #expect(listed.first?.contains(rows[13].id) == true && listed.last?.contains(rows[4].id) == true)
+    #expect(!status.stdout.contains(rows[3].id))
+    #expect(status.stdout.contains("and 4 older quarantined rows"), "\(status.stdout)")
+    let json = try CLIRunner.json(try await runCLI(["sync", "--status", "--json", "--db", path]))
+    #expect((json["quarantined_rows"] as? [[String: Any]])?.count == 14)
   }
 }

@@ -80,8 +80,9 @@ struct SyncEndToEndTests {
     #expect(held.count == Self.rowCount)
     #expect(Set(held.map(\.id)).count == Self.rowCount)
     #expect(Dictionary(uniqueKeysWithValues: held.map { ($0.id, $0) }) == Dictionary(uniqueKeysWithValues: rows.map { ($0.id, $0) }))
+    // No wall-clock bound: `drained` already says the run ended within its own attempt budget and deadline, and
+    // how long a loaded machine takes is for the benchmarks.
     #expect(try outbox.outboxStatus().pending == 0)
-    #expect(Date().timeIntervalSince(started) < 30)
   }
 
   @Test("the device killed with SIGKILL mid-sync resumes: exactly once on the hub, outbox empty", arguments: OutboxKind.allCases)

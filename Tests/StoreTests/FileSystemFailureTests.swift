@@ -113,6 +113,43 @@ struct FileSystemFailureTests {
     #expect(reserve == 128 << 10)
   }
 
+  @Test("Nearly full at start (under twice the reserve free): a smaller reserve, and the newest rows kept")
+  func nearlyFullAtStart() throws {
+    let mount = try ScratchMount(sizeKiB: 2048)
+    defer { mount.unmount() }
+    // About 200 KiB free: less than twice the 128 KiB this card's reserve would be.
+    try Data(count: 1_840 << 10).write(to: URL(fileURLWithPath: mount.path + "/filler"))
+    let path = mount.path + "/stressmon.db"
+    let clock = TestClock(wall: may2024, synchronised: true)
+    let writer = StoreWriter(
+      path: path, clock: clock, policy: StoreWriter.Policy(maxBufferedRows: 400, retryIntervalSeconds: 0))
+    let reserve = (try? FileManager.default.attributesOfItem(atPath: path + "-reserve")[.size] as? Int) ?? 0
+    #expect(reserve >= 32 << 10 && reserve < 128 << 10, "a reserve that fits what is free: \(reserve) bytes")
+    var generator = SessionGenerator(clock: clock)
+    let intervals = try SessionGenerator.realIntervals()
+    var appended: [MeasurementRecord] = []
+    var hoursAfterDrops = 0
+    for _ in 0..<24 where hoursAfterDrops < 2 {
+      let hour = generator.run(intervals)
+      for record in hour.records { writer.append(record) }
+      writer.append(hour.ibis)
+      appended += hour.records
+      if try writer.currentStore().status().droppedUnsyncedMeasurements > 0 { hoursAfterDrops += 1 }
+    }
+    let health = writer.flush()
+    #expect(health.isHealthy, "\(health)")
+    let store = try writer.currentStore()
+    let status = try store.status()
+    #expect(status.droppedUnsyncedMeasurements > 0, "the disk never filled: the test proves nothing")
+    // Every window is in the file or counted as dropped, and the writer lost none of its own (it did before: with
+    // no reserve to release, the clean-up could not run and the newest rows were the ones lost).
+    #expect(health.droppedMeasurements == 0)
+    #expect(status.measurements + status.droppedUnsyncedMeasurements == appended.count)
+    #expect(try store.measurements().map(\.record.id) == appended.suffix(status.measurements).map(\.id))
+    #expect(try store.integrityCheck() == ["ok"])
+    writer.close()
+  }
+
   @Test("Full, then space comes back: rows are dropped only while the disk is really full")
   func spaceComesBack() throws {
     let mount = try ScratchMount(sizeKiB: 2048)

@@ -62,20 +62,46 @@ struct SyncDeadlineTests {
 
   @Test("withTimeLimit: the caller is answered at the limit, not when work that ignores cancellation ends")
   func timeLimitDoesNotWaitForTheWork() async throws {
+    let gate = Gate()
     let finished = Mutex(false)
+    // A backstop only, so that a withTimeLimit that waited for the work fails here instead of hanging the suite.
+    DispatchQueue.global().asyncAfter(deadline: .now() + 60) { gate.open() }
     await #expect(throws: TimeLimitExceeded.self) {
       try await withTimeLimit(0.1) {
-        // Work that never looks at cancellation (a call stuck below): it ends only when a timer far away says so.
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-          DispatchQueue.global().asyncAfter(deadline: .now() + 3) {
-            finished.withLock { $0 = true }
-            continuation.resume()
-          }
-        }
+        // Work that never looks at cancellation (a call stuck below): it ends only when the gate opens, which
+        // this test does once the time limit has answered. No race with the clock however busy the machine is.
+        await gate.wait()
+        finished.withLock { $0 = true }
         return 1
       }
     }
-    // The time limit answered first: the work had not ended then.
+    // The time limit answered while the work was still stuck.
     #expect(finished.withLock { !$0 })
+    gate.open()
+  }
+}
+
+/// Waiters resume once `open()` has been called (at once if it already has).
+private final class Gate: Sendable {
+  private let state = Mutex<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+
+  func wait() async {
+    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+      let resumeNow = state.withLock { state -> Bool in
+        if state.open { return true }
+        state.waiters.append(continuation)
+        return false
+      }
+      if resumeNow { continuation.resume() }
+    }
+  }
+
+  func open() {
+    let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+      state.open = true
+      defer { state.waiters = [] }
+      return state.waiters
+    }
+    waiters.forEach { $0.resume() }
   }
 }

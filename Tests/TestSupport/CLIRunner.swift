@@ -39,13 +39,16 @@ public enum CLIRunner {
     if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
     try? input.fileHandleForWriting.close()
     // Read both pipes concurrently so a chatty child cannot deadlock on a full pipe.
+    // The reader is a thread of its own: a block on a global queue could wait behind other tests' work for minutes
+    // on a loaded machine, and the child's run would seem to last that long.
     nonisolated(unsafe) var errData = Data()
     let group = DispatchGroup()
     group.enter()
-    DispatchQueue.global().async {
+    let reader = Thread {
       errData = err.fileHandleForReading.readDataToEndOfFile()
       group.leave()
     }
+    reader.start()
     let outData = out.fileHandleForReading.readDataToEndOfFile()
     group.wait()
     process.waitUntilExit()
