@@ -157,7 +157,10 @@ struct ConfigurationTests {
       (["run", "--mode", "office"], 64, "'office' is invalid for '--mode <mode>'"),
       (["run", "--config", bad], 65, "bad.toml:3: unknown key 'speed'"),
       (["run", "--config", directory.file("missing.toml")], 66, "no such file"),
-      (["run", "--board", "sim", "--speed", "fast"], 64, "--speed must be realtime, max or a factor"),
+      (
+        ["run", "--board", "sim", "--speed", "fast"], 64,
+        "'fast' is invalid for '--speed <speed>': give realtime, max or a factor"
+      ),
       (["run", "--board", "sim", "--speed", "max", "--db", directory.file("x.db")], 64, "needs --duration"),
       (["run", "--board", "rpi4", "--speed", "10", "--db", directory.file("x.db")], 64, "needs a simulated board"),
       (["run", "--board", "nosuchboard"], 66, "no board named 'nosuchboard'"),

@@ -65,7 +65,9 @@ struct SyncDeadlineTests {
     let gate = Gate()
     let finished = Mutex(false)
     // A backstop only, so that a withTimeLimit that waited for the work fails here instead of hanging the suite.
-    DispatchQueue.global().asyncAfter(deadline: .now() + 60) { gate.open() }
+    // Long, because in the parallel suite other tests' blocking waits can keep the 0.1 s timer from running for a
+    // minute on two cores.
+    DispatchQueue.global().asyncAfter(deadline: .now() + 600) { gate.open() }
     await #expect(throws: TimeLimitExceeded.self) {
       try await withTimeLimit(0.1) {
         // Work that never looks at cancellation (a call stuck below): it ends only when the gate opens, which
