@@ -131,32 +131,35 @@ public struct I2CAdapter: Sendable, Hashable {
 
   /// Whether a register read of `count` bytes fits one transfer here; the error names the adapter and says why.
   public func checkBlockRead(count: Int, path: String, register: UInt8) throws(DeviceError) {
-    guard let method = functionality.blockRead else {
-      throw DeviceError(
-        kind: .i2c, path: path, operation: "read of \(count) bytes from register \(I2CDevice.hex(register))",
-        errno: EOPNOTSUPP, hint: "adapter '\(name)' has neither I2C_FUNC_I2C nor I2C_FUNC_SMBUS_READ_I2C_BLOCK "
-          + "(it offers \(functionality)); connect the device to an adapter that does")
-    }
-    if method == .smbusI2CBlock && count > I2CFunctionality.smbusBlockMaximum {
-      throw DeviceError(
-        kind: .i2c, path: path, operation: "read of \(count) bytes from register \(I2CDevice.hex(register))",
-        errno: EINVAL, hint: "adapter '\(name)' speaks SMBus only (no I2C_FUNC_I2C): one read carries at most "
-          + "\(I2CFunctionality.smbusBlockMaximum) bytes")
-    }
+    try checkBlock(
+      functionality.blockRead, count: count, path: path,
+      operation: "read of \(count) bytes from register \(I2CDevice.hex(register))", smbusFunction: "READ",
+      verb: "read")
   }
 
   /// Whether a register write of `count` bytes (after the register number) fits one transfer here.
   public func checkBlockWrite(count: Int, path: String, register: UInt8) throws(DeviceError) {
-    guard let method = functionality.blockWrite else {
+    try checkBlock(
+      functionality.blockWrite, count: count, path: path,
+      operation: "write of \(count) bytes to register \(I2CDevice.hex(register))", smbusFunction: "WRITE",
+      verb: "write")
+  }
+
+  private func checkBlock(
+    _ method: I2CFunctionality.BlockTransfer?, count: Int, path: String, operation: String, smbusFunction: String,
+    verb: String
+  ) throws(DeviceError) {
+    guard let method else {
       throw DeviceError(
-        kind: .i2c, path: path, operation: "write of \(count) bytes to register \(I2CDevice.hex(register))",
-        errno: EOPNOTSUPP, hint: "adapter '\(name)' has neither I2C_FUNC_I2C nor I2C_FUNC_SMBUS_WRITE_I2C_BLOCK "
+        kind: .i2c, path: path, operation: operation,
+        errno: EOPNOTSUPP,
+        hint: "adapter '\(name)' has neither I2C_FUNC_I2C nor I2C_FUNC_SMBUS_\(smbusFunction)_I2C_BLOCK "
           + "(it offers \(functionality)); connect the device to an adapter that does")
     }
     if method == .smbusI2CBlock && count > I2CFunctionality.smbusBlockMaximum {
       throw DeviceError(
-        kind: .i2c, path: path, operation: "write of \(count) bytes to register \(I2CDevice.hex(register))",
-        errno: EINVAL, hint: "adapter '\(name)' speaks SMBus only (no I2C_FUNC_I2C): one write carries at most "
+        kind: .i2c, path: path, operation: operation,
+        errno: EINVAL, hint: "adapter '\(name)' speaks SMBus only (no I2C_FUNC_I2C): one \(verb) carries at most "
           + "\(I2CFunctionality.smbusBlockMaximum) bytes")
     }
   }
