@@ -164,9 +164,8 @@ extension BeatDetector {
   /// How far the feet of successive beats move (`BeatDetector.watchBreath`): a deep breath's baseline. Kept through a
   /// restart (the breathing that made the detector lose the rhythm goes on); new after fresh filters.
   struct BreathWatch: Sendable {
-    /// |foot − the last beat's foot|, Q8 input units: the median of the last five. (Judging each step against the
-    /// amplitude when it came, three of five above the share, is cheaper, but followed the breath less well:
-    /// held-out respiration seeds 1-12 66 beats missed against 55, and a record without misses took two false ones.)
+    /// |foot − the last beat's foot|, Q8 input units: the median of the last five (it follows a breath better than
+    /// judging each step against the amplitude when it came; docs/log/ has the comparison).
     var footSteps = RecentMedian()
     var lastFoot: Int64 = 0
     var hasFoot = false

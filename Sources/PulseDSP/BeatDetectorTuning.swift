@@ -17,10 +17,10 @@ enum BeatDetectorTuning {
   /// `breathWanderEngage` of the reference amplitude (median of the last five steps) for `breathEngageBeats` beats in
   /// a row, the high-pass runs at this corner (a breath at 0.4 Hz then passes at 0.37, a 70 bpm pulse's fundamental
   /// at 0.76); once they move less than `breathWanderRelease` of it for `breathReleaseBeats` beats, at 0.5 Hz again.
-  /// No other pulse comes near: over the evaluation set's held-out seeds 1-12 the feet's median step is at most 0.39
+  /// No other pulse comes near: over the evaluation set's held-out records the feet's median step is at most 0.39
   /// of the amplitude on slow records (a 40 bpm pulse's long diastole), 0.24 on noisy ones, 0.29 on premature beats;
   /// respiration records reach 1.7, and those the detector followed 0.85-1.7. (A steeper high-pass everywhere cost
-  /// the slow and noisy records more than it gave: docs/detector.md, eighteenth round.) 0.8-1.2 Hz and an engage
+  /// the slow and noisy records more than it gave: docs/log/detector-issue12-rounds.md.) 0.8-1.2 Hz and an engage
   /// share of 0.7-0.86 measured alike; 0.55 started to reach noisy records.
   static let breathHighPassCornerHz = 1.0
   static let breathWanderEngage = 0.7
