@@ -41,6 +41,20 @@ static void mount_or_fail(const char *source, const char *target, const char *ty
   }
 }
 
+// mkdir -p on the guest's own tmpfs.
+static void make_directories(const char *path) {
+  char partial[4096];
+  size_t length = strlen(path);
+  if (length >= sizeof partial) fail("a kept path is too long");
+  for (size_t i = 1; i <= length; i++) {
+    if (path[i] == '/' || path[i] == '\0') {
+      memcpy(partial, path, i);
+      partial[i] = '\0';
+      if (mkdir(partial, 0755) != 0 && errno != EEXIST) fail("mkdir of a kept path");
+    }
+  }
+}
+
 // Brings the loopback interface up, as every booted system has it: Foundation's run loop (Process) makes its
 // wake-up socket pair over 127.0.0.1.
 static void loopback_up(void) {
@@ -85,8 +99,25 @@ int main(void) {
   mount_or_fail("sysfs", "/sys", "sysfs", 0, NULL);
   mount_or_fail("devtmpfs", "/dev", "devtmpfs", 0, NULL);
   mount_or_fail("configfs", "/sys/kernel/config", "configfs", 0, NULL);
-  mount_or_fail("tmpfs", "/tmp", "tmpfs", 0, "mode=1777");
+  // The guest gets its own /tmp and /run. A folder the lane needs from the host that lives under them (a clone in
+  // /tmp, as CI makes) is bound aside first and put back at its own path on top of the new /tmp.
   mount_or_fail("tmpfs", "/run", "tmpfs", 0, "mode=0755");
+  const char *keep[] = {getenv("STRESSMON_LANE_REPO"), getenv("STRESSMON_LANE_KERNEL")};
+  char aside[2][64];
+  int kept[2] = {0, 0};
+  for (int i = 0; i < 2; i++) {
+    if (!keep[i] || strncmp(keep[i], "/tmp/", 5) != 0) continue;
+    snprintf(aside[i], sizeof aside[i], "/run/lane-keep-%d", i);
+    mkdir(aside[i], 0755);
+    mount_or_fail(keep[i], aside[i], NULL, MS_BIND, NULL);
+    kept[i] = 1;
+  }
+  mount_or_fail("tmpfs", "/tmp", "tmpfs", 0, "mode=1777");
+  for (int i = 0; i < 2; i++) {
+    if (!kept[i]) continue;
+    make_directories(keep[i]);
+    mount_or_fail(aside[i], keep[i], NULL, MS_BIND, NULL);
+  }
 
   loopback_up();
 
