@@ -131,8 +131,8 @@ enum BeatDetectorTuning {
   /// A candidate late on the rhythm (after the expected interval, beyond `regularTolerance`) comes where neither a
   /// secondary wave nor the noise on the next pulse's foot lies: the pulse after a long interval, or after a beat
   /// missed or taken early. In noise such a pulse matches the template less well than a clean one, and at r below
-  /// `templateMatchCorrelation` it was turned away, the rhythm lost with it. From this r on it is a beat (section 7
-  /// of docs/detector.md, twenty-fifth round: r from 0.5 locked a noisy record on noise, from 0.65 found less).
+  /// `templateMatchCorrelation` it was turned away, the rhythm lost with it. From this r on it is a beat (r from 0.5
+  /// locked a noisy record on noise, from 0.65 found fewer beats; the comparison is in docs/log/).
   static let templateLateCorrelation = 0.6
   /// The detector acts on the match of a beat on the rhythm when (count & mask) == 0: every fourth, once the template
   /// is ready (a pulse's shape changes over tens of beats; candidates off the rhythm, where false beats are, all
@@ -176,7 +176,7 @@ enum BeatDetectorTuning {
   /// beat came off the rhythm, early, and the candidate lands on it (`standsAboveOnRhythm`), but only where a peak's
   /// sampled height is near its vertex's: at working rates of at least this. A peak of the band-passed signal (8 Hz
   /// corner) sampled half a sample from its vertex reads 1 − cos(π × 8 / rate) low: 13 % at 48 Hz, 46 % at 25 Hz,
-  /// more than the 20 % the rule asks (issue 12, twenty-fourth round: at 25 Hz it lost beats on every set measured).
+  /// more than the 20 % the rule asks (applied at 25 Hz, it lost beats on every set measured; docs/log/).
   static let heightResolvedRateHz = 48.0
 
   // MARK: - Adaptation
