@@ -110,10 +110,43 @@ public enum RefreshDecision: Sendable, Hashable, CustomStringConvertible {
 
   public var description: String {
     switch self {
-    case .full(let reason): "full refresh (\(reason))"
+    case .full(let reason): "full refresh (\(reason.explanation))"
     case .partial: "partial refresh"
     case .skip(.unchanged): "skipped: unchanged"
     case .skip(.tooSoon(let retry)): "skipped: too soon, allowed again at \(retry)"
+    }
+  }
+}
+
+extension RefreshDecision {
+  /// The refresh mode as a stable token for JSON: `full`, `partial` or `skip`.
+  public var modeToken: String {
+    switch self {
+    case .full: "full"
+    case .partial: "partial"
+    case .skip: "skip"
+    }
+  }
+
+  /// Why, as a stable token for JSON (`unknownScreen`, `partialLimit`, `tooSoon`, …); nil for a plain partial.
+  public var reasonToken: String? {
+    switch self {
+    case .full(let reason): "\(reason)"
+    case .partial: nil
+    case .skip(.unchanged): "unchanged"
+    case .skip(.tooSoon): "tooSoon"
+    }
+  }
+}
+
+extension RefreshDecision.FullReason {
+  /// Why the refresh is full, in words for the event line.
+  public var explanation: String {
+    switch self {
+    case .unknownScreen: "first picture: what the panel shows is not known"
+    case .clockWentBack: "the clock went back since the last refresh"
+    case .partialLimit: "after the allowed partial refreshes"
+    case .dailyFull: "the daily full refresh"
     }
   }
 }

@@ -267,10 +267,14 @@ final class RunEventPrinter: Sendable {
       o.string("event", "panel_refreshing")
       o.time(at)
       o.string("decision", "\(decision)")
+      o.string("mode", decision.modeToken)
+      if let reason = decision.reasonToken { o.string("reason", reason) }
     case .panel(let decision, let image, let at):
       o.string("event", "panel")
       o.time(at)
       o.string("decision", "\(decision)")
+      o.string("mode", decision.modeToken)
+      if let reason = decision.reasonToken { o.string("reason", reason) }
       o.string("image", image)
     case .gap(let samples, let at):
       o.string("event", "gap")

@@ -23,6 +23,16 @@ struct RefreshPolicyTests {
     #expect(policy.decide(frame: frame(.mild), category: .mild, nowSeconds: 1_000, state: nil) == .full(.unknownScreen))
   }
 
+  @Test("A decision reads in words and carries stable tokens for JSON")
+  func words() {
+    let first = policy.decide(frame: frame(.mild), category: .mild, nowSeconds: 1_000, state: nil)
+    #expect("\(first)" == "full refresh (first picture: what the panel shows is not known)")
+    #expect(first.modeToken == "full" && first.reasonToken == "unknownScreen")
+    let soon = policy.decide(frame: frame(.high), category: .mild, nowSeconds: 1_010, state: state(.mild, at: 1_000))
+    #expect(soon.modeToken == "skip" && soon.reasonToken == "tooSoon")
+    #expect(RefreshDecision.partial.reasonToken == nil)
+  }
+
   @Test("The same picture again: nothing to do")
   func unchanged() {
     #expect(policy.decide(frame: frame(.mild), category: .mild, nowSeconds: 5_000, state: state(.mild, at: 1_000))

@@ -39,7 +39,7 @@ struct ShutdownTests {
         ["run", "--config", config, "--board", board, "--speed", "4", "--json"], workingDirectory: directory.path)
       let refreshing = process.waitForEvent(timeout: 60, hint: "partialLimit") { event in
         event["event"] as? String == "panel_refreshing"
-          && (event["decision"] as? String)?.contains("partialLimit") == true
+          && event["reason"] as? String == "partialLimit"
       }
       process.send(SIGTERM)
       let status = process.waitForExit(timeout: 30)
@@ -56,7 +56,7 @@ struct ShutdownTests {
       #expect(stopped["unwritten_measurements"] as? Int == 0)
       // and the panel event of that refresh came before the end
       #expect(events.contains { event in
-        event["event"] as? String == "panel" && (event["decision"] as? String)?.contains("partialLimit") == true
+        event["event"] as? String == "panel" && event["reason"] as? String == "partialLimit"
       })
       // and every window reported is in the store
       try Self.expectStored(events: events, database: directory.file("run.db"))
