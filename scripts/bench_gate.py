@@ -24,8 +24,9 @@ F1 0.1 point, 0.1 ms, shares 1 point. The real recordings have no seeds and move
 fixed tolerances, F1 0.2 point on bidmc-dev (about 18 of its ~9000 beats per rate) and 0.5 point on pyphysio_medical
 (about one of its 139), HRV 0.5 ms. Window HRV figures over fewer than 30 shown windows are shown, not judged.
 Verdict per build and figure: REGRESSION when it is worse than the baseline by more than the tolerance; BELOW-NK2
-when an F1 lies more than 0.5 point under NeuroKit2's in the same run; "better" past the tolerance the other way;
-"ok" otherwise; "info" where no direction is better. Exit 1 on any REGRESSION or BELOW-NK2.
+when an F1 lies more than 0.5 point under NeuroKit2's in the same run; MISSING when the build has no value for a
+figure the baseline judges (no shown window where the baseline had some); "better" past the tolerance the other
+way; "ok" otherwise; "info" where no direction is better. Exit 1 on any REGRESSION, BELOW-NK2 or MISSING.
 """
 from __future__ import annotations
 
@@ -68,7 +69,7 @@ FIXED_TOLERANCES = {"bidmc": {"f1": 0.002, "ms": 0.5}, "pyphysio": {"f1": 0.005,
 # (the noisy and AF-like records, left uncategorised) gives a median that jumps with any one of them.
 MIN_SHOWN_WINDOWS = 30
 WINDOW_METRICS = ("sdnn_median", "sdnn_p90", "rmssd_median", "rmssd_p90", "sdnn_within10")
-FAILING = ("REGRESSION", "BELOW-NK2")
+FAILING = ("REGRESSION", "BELOW-NK2", "MISSING")
 BASELINE_ABOUT = ("The accuracy gate's baseline (scripts/bench-gate, docs/detector.md): per profile, every figure of "
                   "the build it was measured from, its tolerance, better direction, units of spread and NeuroKit2's "
                   "figure in the same run. Written by scripts/bench-gate --update-baseline [--quick].")
@@ -218,20 +219,19 @@ def show_tolerance(value, kind):
     return f"±{100 * value:.2f} pt"
 
 
-def table(keys, builds, measured, baseline):
+def table(keys, builds, measured, baseline, verdicts):
     names = [name for name, _ in builds]
     lines = ["| figure | baseline | tolerance | NeuroKit2 | " + " | ".join(f"{n} | verdict" for n in names) + " |",
              "|---|---|---|---|" + "---|---|" * len(names)]
     for key in keys:
         base = baseline.get(key)
-        any_fig = next(measured[n][key] for n in names + [NEUROKIT] if key in measured[n])
-        kind = any_fig["kind"]
+        kind = base["kind"] if base else next(measured[n][key]["kind"] for n in names + [NEUROKIT] if key in measured[n])
         nk = measured[NEUROKIT].get(key, {}).get("value")
         cells = []
         for n in names:
             fig = measured[n].get(key)
-            verdict = None if fig is None else judge(fig["value"], base, nk)
-            cells.append("– | –" if fig is None else f"{show(fig['value'], kind)} | {verdict}")
+            verdict = verdicts[n].get(key) or "–"
+            cells.append(f"{show(fig and fig['value'], kind)} | {verdict}")
         lines.append(f"| {key} | {show(base and base['value'], kind)} | "
                      f"{show_tolerance(base['tolerance'], kind) if base else '–'} | {show(nk, kind)} | "
                      + " | ".join(cells) + " |")
@@ -302,25 +302,25 @@ def main():
     skipped = []
     sections = []
 
-    def add(figures, title):
+    def add(figures, title, source):
         keys = []
         for name, figs in figures.items():
             measured[name].update(figs)
             keys += [k for k in figs if k not in keys]
-        sections.append((title, keys))
+        sections.append((title, source, keys))
 
     folder = write_evalset(a.evalset_bin, os.path.join(a.out, "records"), profile)
     seeds = f"{profile['first_seed']}–{profile['first_seed'] + profile['seeds'] - 1}"
     add(measure_evalset(folder, builds, run_peers, a.out),
-        f"Evaluation set: held-out seeds {seeds}, {profile['duration_s']} s per condition at 25–400 Hz")
+        f"Evaluation set: held-out seeds {seeds}, {profile['duration_s']} s per condition at 25–400 Hz", "evalset")
     if a.bidmc and os.path.isdir(a.bidmc):
         progress("bidmc-dev at 125, 100, 50 and 25 Hz")
-        add(measure_bidmc(a.bidmc, builds, run_peers, a.out), "bidmc-dev against the ECG")
+        add(measure_bidmc(a.bidmc, builds, run_peers, a.out), "bidmc-dev against the ECG", "bidmc")
     else:
         skipped.append(f"bidmc-dev skipped: no folder at '{a.bidmc}' (it comes only with ../shared/data)")
     if a.recordings and os.path.exists(os.path.join(a.recordings, "pyphysio_medical.csv")):
         progress("pyphysio_medical")
-        add(measure_pyphysio(a.recordings, builds, run_peers, a.out), "pyphysio_medical against its ECG")
+        add(measure_pyphysio(a.recordings, builds, run_peers, a.out), "pyphysio_medical against its ECG", "pyphysio")
     else:
         skipped.append(f"pyphysio_medical skipped: not in '{a.recordings}' (scripts/fetch-data makes it)")
 
@@ -345,14 +345,22 @@ def main():
     if not baseline:
         skipped.append(f"no {a.profile} baseline in {a.baseline}: every figure is 'new' (--update-baseline writes it)")
 
+    # A figure the baseline judges that a build no longer has (no window shown where some were) is MISSING.
+    for _, source, keys in sections:
+        keys += [k for k in sorted(baseline) if k.startswith(source + "/") and k not in keys]
     verdicts = {name: {} for name, _ in builds}
     for name, _ in builds:
-        for key, fig in measured[name].items():
-            verdicts[name][key] = judge(fig["value"], baseline.get(key), measured[NEUROKIT].get(key, {}).get("value"))
+        for _, _, keys in sections:
+            for key in keys:
+                fig, base = measured[name].get(key), baseline.get(key)
+                if fig is not None:
+                    verdicts[name][key] = judge(fig["value"], base, measured[NEUROKIT].get(key, {}).get("value"))
+                elif base is not None and base["better"] is not None:
+                    verdicts[name][key] = "MISSING"
     failing = {name: sorted(k for k, v in per.items() if v in FAILING) for name, per in verdicts.items()}
     elapsed = time.monotonic() - started
     if a.json:
-        keys = [k for _, ks in sections for k in ks]
+        keys = [k for _, _, ks in sections for k in ks]
         print(json.dumps({
             "profile": a.profile, "passed": not any(failing.values()), "elapsed_s": round(elapsed, 1),
             "builds": dict(builds), "skipped": skipped, "failing": failing,
@@ -361,15 +369,15 @@ def main():
                             "verdicts": {n: verdicts[n].get(k) for n, _ in builds}} for k in keys},
         }, indent=1, ensure_ascii=False))
     else:
-        for title, keys in sections:
+        for title, _, keys in sections:
             print(f"\n### {title}\n")
-            print("\n".join(table(keys, builds, measured, baseline)))
+            print("\n".join(table(keys, builds, measured, baseline, verdicts)))
         print()
         for line in skipped:
             print(line)
         for name, keys in failing.items():
-            print(f"{name}: " + (f"FAILS the gate on {len(keys)} figure(s): " + ", ".join(keys) if keys
-                                 else "passes the gate"))
+            listed = ", ".join(keys[:12]) + (f" and {len(keys) - 12} more" if len(keys) > 12 else "")
+            print(f"{name}: " + (f"FAILS the gate on {len(keys)} figure(s): {listed}" if keys else "passes the gate"))
     progress(f"done in {elapsed:.0f} s")
     sys.exit(1 if any(failing.values()) else 0)
 
