@@ -173,32 +173,18 @@ def difference(value, reference):
     return None if value is None or reference is None else value - reference
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--data", required=True, help="the bidmc-dev folder (../shared/data/bidmc-dev)")
-    ap.add_argument("--out", required=True, help="folder for the resampled records and the peers' cache")
-    ap.add_argument("--detector", action="append", default=[], metavar="NAME=BIN",
-                    help="a stressmon binary to run, under NAME (repeat to compare builds)")
-    ap.add_argument("--rates", default="125,100,50,25")
-    ap.add_argument("--records", help="only these record numbers (comma-separated, e.g. 01,04)")
-    ap.add_argument("--peers", help="../shared/peers (run_peers.py)")
-    ap.add_argument("--no-peers", action="store_true")
-    ap.add_argument("--json", help="write every figure here")
-    ap.add_argument("--md", help="write the tables here")
-    a = ap.parse_args()
-    names = sorted(f[:-4] for f in os.listdir(a.data) if f.endswith(".csv"))
-    if a.records:
-        wanted = {f"bidmc_{n.strip()}" for n in a.records.split(",")}
+def record_names(data, records=None):
+    """The bidmc-dev records in `data` (bidmc_01, ...), or only the numbers in `records` ("01,04")."""
+    names = sorted(f[:-4] for f in os.listdir(data) if f.endswith(".csv"))
+    if records:
+        wanted = {f"bidmc_{n.strip()}" for n in records.split(",")}
         names = [n for n in names if n in wanted]
-    if not names:
-        sys.exit(f"bench-bidmc: no records in '{a.data}': give the bidmc-dev folder (--data)")
-    rates = [float(r) for r in a.rates.split(",")]
-    detectors = [tuple(d.split("=", 1)) for d in a.detector]
-    run_peers = None
-    if not a.no_peers:
-        sys.path.insert(0, a.peers)
-        import run_peers  # noqa: F811 (the peers' own module: the same calls as their benchmark)
-        detectors.append(("NeuroKit2", None))
+    return names
+
+
+def measure(data, out, names, rates, detectors, run_peers):
+    """Every record of `names` at every rate through every detector ((name, binary), binary None for NeuroKit2
+    through run_peers): per rate label ("125 Hz") and detector name the list of per-record scores."""
     results = {}
     total = len(rates) * len(names)
     done = 0
@@ -208,10 +194,10 @@ def main():
         for record in names:
             done += 1
             progress(f"[{done}/{total}] {record} at {rate:g} Hz")
-            csv, sidecar = resampled(a.data, a.out, record, rate)
+            csv, sidecar = resampled(data, out, record, rate)
             for name, binary in detectors:
                 if binary is None:
-                    beats = run_neurokit(run_peers, csv, rate, os.path.join(a.out, "peers-cache"))
+                    beats = run_neurokit(run_peers, csv, rate, os.path.join(out, "peers-cache"))
                     hrv = filtered_hrv(beats)
                 else:
                     beats, hrv = run_stressmon(binary, csv, rate)
@@ -226,6 +212,33 @@ def main():
                     "filtered_rmssd_error_ms": difference(filtered[1], sidecar["rmssd_ms"]),
                 })
                 results[key][name].append(entry)
+    return results
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--data", required=True, help="the bidmc-dev folder (../shared/data/bidmc-dev)")
+    ap.add_argument("--out", required=True, help="folder for the resampled records and the peers' cache")
+    ap.add_argument("--detector", action="append", default=[], metavar="NAME=BIN",
+                    help="a stressmon binary to run, under NAME (repeat to compare builds)")
+    ap.add_argument("--rates", default="125,100,50,25")
+    ap.add_argument("--records", help="only these record numbers (comma-separated, e.g. 01,04)")
+    ap.add_argument("--peers", help="../shared/peers (run_peers.py)")
+    ap.add_argument("--no-peers", action="store_true")
+    ap.add_argument("--json", help="write every figure here")
+    ap.add_argument("--md", help="write the tables here")
+    a = ap.parse_args()
+    names = record_names(a.data, a.records)
+    if not names:
+        sys.exit(f"bench-bidmc: no records in '{a.data}': give the bidmc-dev folder (--data)")
+    rates = [float(r) for r in a.rates.split(",")]
+    detectors = [tuple(d.split("=", 1)) for d in a.detector]
+    run_peers = None
+    if not a.no_peers:
+        sys.path.insert(0, a.peers)
+        import run_peers  # noqa: F811 (the peers' own module: the same calls as their benchmark)
+        detectors.append(("NeuroKit2", None))
+    results = measure(a.data, a.out, names, rates, detectors, run_peers)
     summary = {rate: {name: summarise(rows) for name, rows in per.items()} for rate, per in results.items()}
     lines = ["### bidmc-dev against the ECG: F1 pooled (lowest record); HRV median |error| over records, ms "
              "(SDNN / RMSSD; in brackets the detector's beats through the plain 20 % filter)\n",

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Runs stressmon, NeuroKit2 (Elgendi) and HeartPy on every record of the evaluation set and scores them
-(scripts/accuracy_score.py). Called by scripts/bench-accuracy; see docs/evaluation-set.md.
+(scripts/accuracy_score.py). Called by scripts/bench-accuracy; scripts/bench-gate uses score_records and the
+runners; see docs/evaluation-set.md.
 
     bench_evalset.py --stressmon BIN --records DIR --peers DIR [--no-peers] [--json FILE] [--md FILE]
 
@@ -58,6 +59,46 @@ def run_peer(run_peers, name, csv, fs, cache_dir):
     return beats, error
 
 
+def stressmon_runner(binary):
+    """A runner for score_records: `binary analyze --json` on a record."""
+    return lambda csv, sidecar: run_stressmon(binary, csv)
+
+
+def peer_runner(run_peers, key, cache_dir):
+    """A runner for score_records: the peer `key` of run_peers.DETECTORS, cached under cache_dir."""
+    def run(csv, sidecar):
+        beats, error = run_peer(run_peers, key, csv, sidecar["fs"], cache_dir)
+        return beats, score.peer_windows(beats, sidecar["duration_s"]), score.peer_record_hrv(beats), error
+    return run
+
+
+def score_records(records, runners, label="bench-accuracy"):
+    """Runs every runner (key -> run(csv, sidecar) giving beats, windows, record HRV, error) on every record of
+    the folder `records` (index.json) and scores them: per key the list of score_record results (with the
+    record's name and seed), the number of records each key raised on, and the figures per record."""
+    index = json.load(open(os.path.join(records, "index.json")))["records"]
+    scored = {key: [] for key in runners}
+    failures = {}
+    per_record = {}
+    for i, entry in enumerate(index):
+        name = entry["name"]
+        csv = os.path.join(records, name + ".csv")
+        sidecar = json.load(open(os.path.join(records, name + ".json")))
+        print(f"{label}: [{i + 1}/{len(index)}] {name}", file=sys.stderr, flush=True)
+        per_record[name] = {}
+        for key, run in runners.items():
+            beats, windows, record_hrv, error = run(csv, sidecar)
+            if error:
+                failures[key] = failures.get(key, 0) + 1
+            result = score.score_record(sidecar, beats, windows, record_hrv)
+            result["name"] = name
+            result["seed"] = sidecar.get("seed")
+            result["error"] = error
+            scored[key].append(result)
+            per_record[name][key] = {k: v for k, v in result.items() if k not in ("windows", "offsets_ms")}
+    return scored, failures, per_record
+
+
 def fmt(v, spec=".1f", none="–"):
     return none if v is None else format(v, spec)
 
@@ -113,37 +154,15 @@ def main():
     ap.add_argument("--json", help="write every figure here")
     ap.add_argument("--md", help="write the tables here")
     a = ap.parse_args()
-    index = json.load(open(os.path.join(a.records, "index.json")))["records"]
     detectors = DETECTORS[:1] if a.no_peers else DETECTORS
     run_peers = None
     if not a.no_peers:
         sys.path.insert(0, a.peers)
         import run_peers  # noqa: F811 (the peers' own module: the same calls as their benchmark)
     cache = os.path.join(os.path.dirname(os.path.abspath(a.records)), "peers-cache")
-    scored = {key: [] for key, _ in detectors}
-    failures = {}
-    per_record = {}
-    for i, entry in enumerate(index):
-        name = entry["name"]
-        csv = os.path.join(a.records, name + ".csv")
-        sidecar = json.load(open(os.path.join(a.records, name + ".json")))
-        duration = sidecar["duration_s"]
-        print(f"bench-accuracy: [{i + 1}/{len(index)}] {name}", file=sys.stderr, flush=True)
-        per_record[name] = {}
-        for key, _ in detectors:
-            if key == "stressmon":
-                beats, windows, record_hrv, error = run_stressmon(a.stressmon, csv)
-            else:
-                beats, error = run_peer(run_peers, key, csv, sidecar["fs"], cache)
-                windows = score.peer_windows(beats, duration)
-                record_hrv = score.peer_record_hrv(beats)
-            if error:
-                failures[key] = failures.get(key, 0) + 1
-            result = score.score_record(sidecar, beats, windows, record_hrv)
-            result["name"] = name
-            result["error"] = error
-            scored[key].append(result)
-            per_record[name][key] = {k: v for k, v in result.items() if k not in ("windows", "offsets_ms")}
+    runners = {key: (stressmon_runner(a.stressmon) if key == "stressmon" else peer_runner(run_peers, key, cache))
+               for key, _ in detectors}
+    scored, failures, per_record = score_records(a.records, runners)
 
     conditions = list(dict.fromkeys(r["condition"] for r in scored["stressmon"]))
     groups = {c: (lambda r, c=c: r["condition"] == c) for c in conditions}
