@@ -74,6 +74,28 @@ extension RecordingReader {
           continue
         }
       }
+      if !singleColumn && state.skipRemaining == 0 {
+        // The lane for rows of several columns (the sensor's own `ir,red,gap`): plain fields, no gap, appended at once.
+        let most = min(limit - state.count, laneCapacity)
+        var n = 0
+        while n < most && i < end {
+          let row = lane + n &* width
+          guard let next = parsePlainRow(base, i, end, slots: slots, decimals: decimals, into: row) else { break }
+          if let sources {
+            for c in 0..<width where sources[c] != c { row[c] = row[sources[c]] }
+          }
+          n &+= 1
+          i = next
+        }
+        if n > 0 {
+          rows.append(contentsOf: UnsafeBufferPointer(start: lane, count: n * width))
+          if state.count == 0 { state.firstIndex = state.sampleIndex }
+          state.count += n
+          state.sampleIndex += n
+          state.lineNumber += n
+          continue
+        }
+      }
       let line = state.lineNumber
       state.lineNumber += 1
       var field = 0
