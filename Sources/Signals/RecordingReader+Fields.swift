@@ -94,18 +94,19 @@ extension RecordingReader {
     return (negative ? -value : value, i)
   }
 
-  /// A row of plain fields, one per header field, separated by commas and ended by `\n` or `\r\n`: each wanted
-  /// column's value into `row[slot]`, a `gap` field that must be 0, the other columns skipped unread (as the general
-  /// parser skips them). Returns where the next row starts; nil for anything else (padding, quotes, a missing or an
-  /// extra field, a gap, a value past Int32, the region's end), which the caller re-reads the general way, so both
-  /// give the same values and the same errors.
+  /// A row of plain fields separated by commas and ended by `\n` or `\r\n`: each wanted column's value into
+  /// `row[slot]`, a `gap` field that must be 0, the other columns skipped unread (as the general parser skips them).
+  /// After field `lastUsed` (the last one read) the rest of the line is skipped to its newline, as the general parser
+  /// skips fields not asked for and fields past the header. Returns where the next row starts; nil for anything else
+  /// (padding, quotes, a missing field, a gap, a value past Int32, the region's end), which the caller re-reads the
+  /// general way, so both give the same values and the same errors.
   @inline(__always)
   static func parsePlainRow(
-    _ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int, slots: UnsafeBufferPointer<Int8>, decimals: Int,
-    into row: UnsafeMutablePointer<Int32>
+    _ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int, slots: UnsafeBufferPointer<Int8>, lastUsed: Int,
+    decimals: Int, into row: UnsafeMutablePointer<Int32>
   ) -> Int? {
     var i = start
-    let last = slots.count &- 1
+    let last = lastUsed
     var f = 0
     while true {
       let slot = slots[f]
@@ -137,8 +138,25 @@ extension RecordingReader {
       }
       if base[i] == 0x0A { return i &+ 1 }
       if base[i] == 0x0D && i &+ 1 < end && base[i &+ 1] == 0x0A { return i &+ 2 }
-      return nil
+      guard base[i] == 0x2C && last < slots.count &- 1 else { return nil }
+      let newline = lineEnd(base, i &+ 1, end)
+      return newline < end ? newline &+ 1 : nil
     }
+  }
+
+  /// The first newline at or after `start` (or `end`), eight bytes at a time while eight remain (as `fieldEnd`).
+  @inline(__always)
+  static func lineEnd(_ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> Int {
+    var i = start
+    let ones: UInt64 = 0x0101_0101_0101_0101
+    while end &- i >= 8 {
+      let word = UInt64(littleEndian: UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)) ^ (ones &* 0x0A)
+      let found = (word &- ones) & ~word & 0x8080_8080_8080_8080
+      if found != 0 { return i &+ (found.trailingZeroBitCount &>> 3) }
+      i &+= 8
+    }
+    while i < end && base[i] != 0x0A { i &+= 1 }
+    return i
   }
 
   /// The first comma or newline at or after `start` (or `end`): where a field not asked for ends. Eight bytes at a time

@@ -41,6 +41,7 @@ extension RecordingReader {
   ) -> RowFailure? {
     let distinct = sources.map { Set($0).count } ?? width
     let singleColumn = slots.count == 1 && width == 1 && slots[0] == 0
+    let lastUsed = slots.lastIndex { $0 != ignoredSlot } ?? 0
     var i = position
     defer { position = i }
     while i < end && state.count < limit {
@@ -80,7 +81,8 @@ extension RecordingReader {
         var n = 0
         while n < most && i < end {
           let row = lane + n &* width
-          guard let next = parsePlainRow(base, i, end, slots: slots, decimals: decimals, into: row) else { break }
+          guard let next = parsePlainRow(base, i, end, slots: slots, lastUsed: lastUsed, decimals: decimals, into: row)
+          else { break }
           if let sources {
             for c in 0..<width where sources[c] != c { row[c] = row[sources[c]] }
           }

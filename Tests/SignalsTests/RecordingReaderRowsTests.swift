@@ -7,13 +7,13 @@ import Testing
 /// general parser. Both must give the same values, gaps, indices and errors.
 @Suite("Reading rows of several columns")
 struct RecordingReaderRowsTests {
-  @Test("Every form of an ir,red,gap row reads the same, for any columns asked, across chunks and block sizes",
+  @Test("Every form of a gap,ir,red,temp row reads the same, for any columns asked, across chunks and block sizes",
     arguments: [nil, ["ir", "red"], ["red", "ir", "red"]] as [[String]?])
   func everyRowFormReadsTheSame(channels: [String]?) throws {
     let dir = try TemporaryDirectory()
     defer { dir.remove() }
     let rows = Self.rows(count: 150_000, seed: 42)
-    let path = try dir.write("rows.csv", "ir,red,gap\n" + rows.map(\.text).joined())
+    let path = try dir.write("rows.csv", "gap,ir,red,temp\n" + rows.map(\.text).joined())
     let columns = (channels ?? ["ir"]).map { $0 == "ir" ? 0 : 1 }
     var indices: [Int] = []
     var next = 0
@@ -76,7 +76,8 @@ struct RecordingReaderRowsTests {
   }
 
   /// `count` rows (and a blank line now and then) in the forms a CSV writer might use: plain, padded, quoted,
-  /// `\r\n`, signed, long, with a gap now and then. Each with its values and gap.
+  /// `\r\n`, signed, long, with a gap now and then, and a last column never asked for (text, empty, or with a field
+  /// past the header). Each with its values and gap.
   private static func rows(count: Int, seed: UInt64) -> [(text: String, ir: Int32, red: Int32, gap: Int)] {
     var generator = SplitMix64(seed: seed)
     var rows: [(text: String, ir: Int32, red: Int32, gap: Int)] = []
@@ -94,7 +95,8 @@ struct RecordingReaderRowsTests {
       let gap = Int.random(in: 0..<400, using: &generator) == 0 ? Int.random(in: 1...9, using: &generator) : 0
       let end = Int.random(in: 0..<10, using: &generator) == 0 ? "\r\n" : "\n"
       let gapText = gap == 0 && Int.random(in: 0..<20, using: &generator) == 0 ? "" : "\(gap)"
-      rows.append(("\(field(ir)),\(field(red)),\(gapText)\(end)", ir, red, gap))
+      let temp = ["36.6", "36.6", "", "x y", "\"t\"", "37,1", "-"][Int.random(in: 0..<7, using: &generator)]
+      rows.append(("\(gapText),\(field(ir)),\(field(red)),\(temp)\(end)", ir, red, gap))
       if Int.random(in: 0..<700, using: &generator) == 0 { rows.append(("\n", 0, 0, 0)) }
     }
     return rows
