@@ -182,6 +182,23 @@ def latency(binary: str, data: str) -> tuple[float, str]:
     return worst, where
 
 
+def side_by_side(baseline: str, binary: str, path: str, fs: float, polarity: str, samples: int, rounds: int) -> None:
+    """`analyze` end to end of two builds and pandas + NeuroKit2 on the same file, interleaved round by round so that
+    each round's load falls on all three alike; the medians of the rounds, with the load around them."""
+    runs = {"baseline": [], "this build": [], "NeuroKit2": []}
+    load_before = os.getloadavg()[0]
+    for _ in range(rounds):
+        runs["baseline"].append(samples / stressmon_end_to_end(baseline, path, 3))
+        runs["this build"].append(samples / stressmon_end_to_end(binary, path, 3))
+        runs["NeuroKit2"].append(samples / neurokit_end_to_end(path, fs, polarity, 1))
+    nk = statistics.median(runs["NeuroKit2"])
+    print(f"  side by side, medians of {rounds} rounds (load average {load_before:.2f} before, "
+          f"{os.getloadavg()[0]:.2f} after): " + ", ".join(
+              f"{name} {statistics.median(v) / 1e6:.1f} M/s" + ("" if name == "NeuroKit2" else
+                                                               f" ({statistics.median(v) / nk:.1f}x)")
+              for name, v in runs.items()))
+
+
 def verdict(ok: bool) -> str:
     return "PASS" if ok else "FAIL"
 
@@ -192,11 +209,16 @@ def main():
     ap.add_argument("--data", required=True)
     ap.add_argument("--work", required=True)
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--baseline", help="another build's stressmon (e.g. main's): its analyze throughput on the ir,red "
+                    "input beside this one's and NeuroKit2's, interleaved in the same rounds")
+    ap.add_argument("--throughput-only", action="store_true", help="only the ir,red input's analyze throughput")
     a = ap.parse_args()
     # The repeated recordings and callgrind's files go here; a fresh machine has no such folder yet.
     os.makedirs(a.work, exist_ok=True)
     inputs = [("pyphysio_medical", 4 if a.quick else 20), ("heartpy_data3", 12 if a.quick else 60),
               ("ir,red", 2 if a.quick else 24)]
+    if a.throughput_only:
+        inputs = inputs[-1:]
     failures = 0
     print("stressmon bench (this machine, now; medians)")
     print(f"cpu: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}")
@@ -243,9 +265,13 @@ def main():
             failures += not ok_e2e_ratio
             print(f"  {name}: {verdict(ok_e2e_ratio)} end to end >= 10x pandas + NeuroKit2 ({ours / nk_e2e:.1f}x)",
                   file=sys.stderr)
+            if a.baseline:
+                side_by_side(a.baseline, a.binary, path, fs, polarity, samples, rounds=3 if a.quick else 7)
         print(f"  {name}: {verdict(ok_speed)} end to end >= 20 M samples/s; {verdict(ok_ratio)} detector >= 10x "
               f"NeuroKit2 Elgendi's (end to end against pandas + NeuroKit2: {ours / nk_e2e:.1f}x, parsing-bound on "
               "both sides)", file=sys.stderr)
+    if a.throughput_only:
+        sys.exit(1 if failures else 0)
     print()
     print("(HeartPy on the long inputs: the first 10 minutes only; it slows down more than linearly.)")
     print()
