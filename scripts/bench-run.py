@@ -21,7 +21,7 @@ import warnings
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_recordings import repeat_recording  # noqa: E402
+from bench_recordings import ir_red_recording, repeat_recording  # noqa: E402
 
 warnings.filterwarnings("ignore")
 
@@ -59,7 +59,9 @@ def stressmon_detector(binary: str, path: str, runs: int) -> float:
 
 
 def load(path: str, polarity: str) -> np.ndarray:
-    x = np.loadtxt(path, skiprows=1, dtype=float)
+    import pandas as pd
+
+    x = pd.read_csv(path).iloc[:, 0].to_numpy(dtype=float)
     return -x if polarity == "inverted" else x
 
 
@@ -80,7 +82,8 @@ def neurokit_end_to_end(path: str, fs: float, polarity: str, repeats: int) -> fl
     import pandas as pd
 
     def run():
-        x = pd.read_csv(path)["ppg"].to_numpy(dtype=float)
+        frame = pd.read_csv(path)
+        x = frame["ppg" if "ppg" in frame else "ir"].to_numpy(dtype=float)
         if polarity == "inverted":
             x = -x
         clean = nk.ppg_clean(x, sampling_rate=fs)
@@ -179,6 +182,23 @@ def latency(binary: str, data: str) -> tuple[float, str]:
     return worst, where
 
 
+def side_by_side(baseline: str, binary: str, path: str, fs: float, polarity: str, samples: int, rounds: int) -> None:
+    """`analyze` end to end of two builds and pandas + NeuroKit2 on the same file, interleaved round by round so that
+    each round's load falls on all three alike; the medians of the rounds, with the load around them."""
+    runs = {"baseline": [], "this build": [], "NeuroKit2": []}
+    load_before = os.getloadavg()[0]
+    for _ in range(rounds):
+        runs["baseline"].append(samples / stressmon_end_to_end(baseline, path, 3))
+        runs["this build"].append(samples / stressmon_end_to_end(binary, path, 3))
+        runs["NeuroKit2"].append(samples / neurokit_end_to_end(path, fs, polarity, 1))
+    nk = statistics.median(runs["NeuroKit2"])
+    print(f"  side by side, medians of {rounds} rounds (load average {load_before:.2f} before, "
+          f"{os.getloadavg()[0]:.2f} after): " + ", ".join(
+              f"{name} {statistics.median(v) / 1e6:.1f} M/s" + ("" if name == "NeuroKit2" else
+                                                               f" ({statistics.median(v) / nk:.1f}x)")
+              for name, v in runs.items()))
+
+
 def verdict(ok: bool) -> str:
     return "PASS" if ok else "FAIL"
 
@@ -189,10 +209,16 @@ def main():
     ap.add_argument("--data", required=True)
     ap.add_argument("--work", required=True)
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--baseline", help="another build's stressmon (e.g. main's): its analyze throughput on the ir,red "
+                    "input beside this one's and NeuroKit2's, interleaved in the same rounds")
+    ap.add_argument("--throughput-only", action="store_true", help="only the ir,red input's analyze throughput")
     a = ap.parse_args()
     # The repeated recordings and callgrind's files go here; a fresh machine has no such folder yet.
     os.makedirs(a.work, exist_ok=True)
-    inputs = [("pyphysio_medical", 4 if a.quick else 20), ("heartpy_data3", 12 if a.quick else 60)]
+    inputs = [("pyphysio_medical", 4 if a.quick else 20), ("heartpy_data3", 12 if a.quick else 60),
+              ("ir,red", 2 if a.quick else 24)]
+    if a.throughput_only:
+        inputs = inputs[-1:]
     failures = 0
     print("stressmon bench (this machine, now; medians)")
     print(f"cpu: {os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}")
@@ -210,7 +236,12 @@ def main():
           "NeuroKit2 detector | ratio | HeartPy detector | stressmon e2e / HeartPy |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     for name, copies in inputs:
-        path, fs, samples = make_input(a.data, a.work, name, copies)
+        if name == "ir,red":
+            # The sensor's own two-column format, a day of it at 100 Hz (`copies` hours): the throughput target's input.
+            path, fs, samples = ir_red_recording(a.data, a.work, copies)
+            name, copies = "ir,red", f"{copies} h"
+        else:
+            path, fs, samples = make_input(a.data, a.work, name, copies)
         polarity = json.load(open(path[:-4] + ".json"))["polarity"]
         ours = samples / stressmon_end_to_end(a.binary, path, 5)
         detector = stressmon_detector(a.binary, path, 5)
@@ -221,15 +252,26 @@ def main():
         # the first 10 minutes of the same input, which flatters it.
         hp_time = heartpy_process(x[: int(fs * 600)], fs, 1)
         hp = min(samples, int(fs * 600)) / hp_time if hp_time else None
-        print(f"| {name} x{copies} | {fs:g} | {samples} | {ours / 1e6:.1f} M/s | {nk_e2e / 1e6:.2f} M/s | "
+        label = f"{name} {copies}" if isinstance(copies, str) else f"{name} x{copies}"
+        print(f"| {label} | {fs:g} | {samples} | {ours / 1e6:.1f} M/s | {nk_e2e / 1e6:.2f} M/s | "
               f"{ours / nk_e2e:.1f}x | {detector / 1e6:.0f} M/s | {nk / 1e6:.2f} M/s | {detector / nk:.1f}x | "
               f"{'-' if hp is None else f'{hp / 1e6:.3f} M/s'} | {'-' if hp is None else f'{ours / hp:.0f}x'} |")
         ok_speed = ours >= TARGET_END_TO_END
         ok_ratio = detector / nk >= TARGET_RATIO_NK
         failures += (not ok_speed) + (not ok_ratio)
+        if name == "ir,red":
+            # Issue 42's target on the sensor's own format: end to end, CSV file to windows, 10x pandas + NeuroKit2.
+            ok_e2e_ratio = ours / nk_e2e >= TARGET_RATIO_NK
+            failures += not ok_e2e_ratio
+            print(f"  {name}: {verdict(ok_e2e_ratio)} end to end >= 10x pandas + NeuroKit2 ({ours / nk_e2e:.1f}x)",
+                  file=sys.stderr)
+            if a.baseline:
+                side_by_side(a.baseline, a.binary, path, fs, polarity, samples, rounds=3 if a.quick else 7)
         print(f"  {name}: {verdict(ok_speed)} end to end >= 20 M samples/s; {verdict(ok_ratio)} detector >= 10x "
               f"NeuroKit2 Elgendi's (end to end against pandas + NeuroKit2: {ours / nk_e2e:.1f}x, parsing-bound on "
               "both sides)", file=sys.stderr)
+    if a.throughput_only:
+        sys.exit(1 if failures else 0)
     print()
     print("(HeartPy on the long inputs: the first 10 minutes only; it slows down more than linearly.)")
     print()

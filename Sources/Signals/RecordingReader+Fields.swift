@@ -58,6 +58,25 @@ extension RecordingReader {
   /// re-reads the general way, so both give the same value.
   @inline(__always)
   static func parsePlainLine(_ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int, decimals: Int) -> (Int64, Int)? {
+    guard let (value, i) = parsePlainField(base, start, end, decimals: decimals) else { return nil }
+    var next = i
+    if i < end {
+      if base[i] == 0x0A {
+        next = i + 1
+      } else if base[i] == 0x0D && i + 1 < end && base[i + 1] == 0x0A {
+        next = i + 2
+      } else {
+        return nil
+      }
+    }
+    return (value, next)
+  }
+
+  /// A plain field, `[-]digits[.digits]` with at most 15 digits and at most `decimals` after the point: the value ×
+  /// 10^decimals (exactly what `parseDecimal` gives for it) and the index of the byte after it; nil for anything
+  /// else, which the caller re-reads the general way.
+  @inline(__always)
+  static func parsePlainField(_ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int, decimals: Int) -> (Int64, Int)? {
     var i = start
     let negative = i < end && base[i] == 0x2D
     if negative { i += 1 }
@@ -70,26 +89,101 @@ extension RecordingReader {
       digits += fraction
     }
     guard digits > 0, digits <= 15, fraction <= decimals, digits - fraction + decimals <= 18 else { return nil }
-    var next = i
-    if i < end {
-      if base[i] == 0x0A {
-        next = i + 1
-      } else if base[i] == 0x0D && i + 1 < end && base[i + 1] == 0x0A {
-        next = i + 2
-      } else {
-        return nil
-      }
-    }
     var value = mantissa
     for _ in fraction..<decimals { value &*= 10 }
-    return (negative ? -value : value, next)
+    return (negative ? -value : value, i)
   }
 
-  /// A raw count's line, `digits` (one to seven) then `\n` or `\r\n`, read as one 8-byte word: the value and where
-  /// the next line starts; nil for anything else, a line longer than the word included, which `parsePlainLine`
-  /// reads. The caller makes sure the eight bytes from `start` lie in the parsed region.
+  /// A row of plain fields separated by commas and ended by `\n` or `\r\n`: each wanted column's value into
+  /// `row[slot]`, a `gap` field that must be 0, the other columns skipped unread (as the general parser skips them).
+  /// After field `lastUsed` (the last one read) the rest of the line is skipped to its newline, as the general parser
+  /// skips fields not asked for and fields past the header. Returns where the next row starts; nil for anything else
+  /// (padding, quotes, a missing field, a gap, a value past Int32, the region's end), which the caller re-reads the
+  /// general way, so both give the same values and the same errors.
   @inline(__always)
-  static func parseShortCountLine(_ base: UnsafePointer<UInt8>, _ start: Int) -> (Int32, Int)? {
+  static func parsePlainRow(
+    _ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int, slots: UnsafeBufferPointer<Int8>, lastUsed: Int,
+    decimals: Int, into row: UnsafeMutablePointer<Int32>
+  ) -> Int? {
+    var i = start
+    let last = lastUsed
+    var f = 0
+    while true {
+      let slot = slots[f]
+      if slot == ignoredSlot {
+        i = fieldEnd(base, i, end)
+      } else {
+        var value: Int64
+        if decimals == 0, end &- i >= 8, let (count, digits) = shortCount(base, i) {
+          value = Int64(digits)
+          i &+= count
+        } else {
+          guard let (parsed, next) = parsePlainField(base, i, end, decimals: decimals) else { return nil }
+          value = parsed
+          i = next
+        }
+        if slot == gapSlot {
+          guard value == 0 else { return nil }
+        } else {
+          guard value <= Int64(Int32.max) && value >= Int64(Int32.min) else { return nil }
+          row[Int(slot)] = Int32(truncatingIfNeeded: value)
+        }
+      }
+      guard i < end else { return nil }
+      if f < last {
+        guard base[i] == 0x2C else { return nil }
+        i &+= 1
+        f &+= 1
+        continue
+      }
+      if base[i] == 0x0A { return i &+ 1 }
+      if base[i] == 0x0D && i &+ 1 < end && base[i &+ 1] == 0x0A { return i &+ 2 }
+      guard base[i] == 0x2C && last < slots.count &- 1 else { return nil }
+      let newline = lineEnd(base, i &+ 1, end)
+      return newline < end ? newline &+ 1 : nil
+    }
+  }
+
+  /// The first newline at or after `start` (or `end`), eight bytes at a time while eight remain (as `fieldEnd`).
+  @inline(__always)
+  static func lineEnd(_ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> Int {
+    var i = start
+    let ones: UInt64 = 0x0101_0101_0101_0101
+    while end &- i >= 8 {
+      let word = UInt64(littleEndian: UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)) ^ (ones &* 0x0A)
+      let found = (word &- ones) & ~word & 0x8080_8080_8080_8080
+      if found != 0 { return i &+ (found.trailingZeroBitCount &>> 3) }
+      i &+= 8
+    }
+    while i < end && base[i] != 0x0A { i &+= 1 }
+    return i
+  }
+
+  /// The first comma or newline at or after `start` (or `end`): where a field not asked for ends. Eight bytes at a time
+  /// while eight remain in the region: a byte equal to the one sought becomes zero, and the lowest zero byte is found
+  /// exactly (a borrow only marks bytes above the first zero, never below it).
+  @inline(__always)
+  static func fieldEnd(_ base: UnsafePointer<UInt8>, _ start: Int, _ end: Int) -> Int {
+    var i = start
+    let ones: UInt64 = 0x0101_0101_0101_0101
+    let highs: UInt64 = 0x8080_8080_8080_8080
+    while end &- i >= 8 {
+      let word = UInt64(littleEndian: UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self))
+      let commas = word ^ (ones &* 0x2C)
+      let newlines = word ^ (ones &* 0x0A)
+      let found = ((commas &- ones) & ~commas | (newlines &- ones) & ~newlines) & highs
+      if found != 0 { return i &+ (found.trailingZeroBitCount &>> 3) }
+      i &+= 8
+    }
+    while i < end && base[i] != 0x2C && base[i] != 0x0A { i &+= 1 }
+    return i
+  }
+
+  /// The digits (one to seven) at `start`, read as one 8-byte word: how many and their value; nil when there is no
+  /// digit or eight. The byte after them is the caller's to judge. The caller makes sure the eight bytes from `start`
+  /// lie in the parsed region.
+  @inline(__always)
+  static func shortCount(_ base: UnsafePointer<UInt8>, _ start: Int) -> (Int, UInt32)? {
     let word = UInt64(littleEndian: UnsafeRawPointer(base + start).loadUnaligned(as: UInt64.self))
     // A byte is a digit when its high nibble is 3 both as it is and plus 6 (0x30–0x39). Adding 6 can carry out of
     // a byte ≥ 0xFA only, which is already past the first non-digit, so the bytes before it are judged exactly.
@@ -98,21 +192,28 @@ extension RecordingReader {
     let nonDigits = (tens ^ 0x3030_3030_3030_3030) | (bumped ^ 0x3030_3030_3030_3030)
     let count = nonDigits.trailingZeroBitCount &>> 3  // digits before the first other byte; 8 when there is none
     guard count >= 1 && count <= 7 else { return nil }
-    let stop = UInt8(truncatingIfNeeded: word &>> UInt64(count &<< 3))
-    var next = start &+ count &+ 1
-    if stop != 0x0A {
-      guard stop == 0x0D && count <= 6 && UInt8(truncatingIfNeeded: word &>> UInt64((count &+ 1) &<< 3)) == 0x0A else {
-        return nil
-      }
-      next &+= 1
-    }
     // The digits moved to the top bytes, zeros (leading zeros) below them, then combined in pairs, fours, eights.
     var v = (word & 0x0F0F_0F0F_0F0F_0F0F) &<< UInt64((8 &- count) &<< 3)
     v = v &* 10 &+ (v &>> 8)
     // Each even byte now holds a pair (0–99); weighted by its power of 100, their sum lands in the high 32 bits.
     let pairs: UInt64 = 0x0000_00FF_0000_00FF
     v = ((v & pairs) &* 0x000F_4240_0000_0064 &+ ((v &>> 16) & pairs) &* 0x0000_2710_0000_0001) &>> 32
-    return (Int32(truncatingIfNeeded: v), next)
+    return (count, UInt32(truncatingIfNeeded: v))
+  }
+
+  /// A raw count's line, `digits` (one to seven) then `\n` or `\r\n`, read as one 8-byte word: the value and where
+  /// the next line starts; nil for anything else, a line longer than the word included, which `parsePlainLine`
+  /// reads. The caller makes sure the eight bytes from `start` lie in the parsed region.
+  @inline(__always)
+  static func parseShortCountLine(_ base: UnsafePointer<UInt8>, _ start: Int) -> (Int32, Int)? {
+    guard let (count, value) = shortCount(base, start) else { return nil }
+    let stop = base[start &+ count]
+    var next = start &+ count &+ 1
+    if stop != 0x0A {
+      guard stop == 0x0D && count <= 6 && base[start &+ count &+ 1] == 0x0A else { return nil }
+      next &+= 1
+    }
+    return (Int32(truncatingIfNeeded: value), next)
   }
 
   /// Appends the decimal digits from `i` on to `mantissa` (wrapping: the caller bounds the count); returns how many.
@@ -239,69 +340,5 @@ extension RecordingReader {
     }
     let text = String(decoding: UnsafeBufferPointer(start: base + lo, count: hi - lo), as: UTF8.self)
     return Double(text).map(abs)
-  }
-}
-
-extension String {
-  func trimmingQuotesAndSpaces() -> String {
-    var s = Substring(self)
-    while let f = s.first, f == " " || f == "\t" || f == "\"" || f == "\r" { s.removeFirst() }
-    while let l = s.last, l == " " || l == "\t" || l == "\"" || l == "\r" { s.removeLast() }
-    return String(s)
-  }
-}
-
-/// The read buffer: bytes [start, end) are read but not yet parsed.
-struct Cursor {
-  var buffer: [UInt8]
-  var start = 0
-  var end = 0
-  var atEOF = false
-  /// Bytes asked of each read(): 1 MiB, or the whole file when it is smaller (a short recording then costs no
-  /// 2 MiB buffer to clear and fault in).
-  let chunkSize: Int
-
-  /// `fileBytes`: the file's size when known (a regular file), nil for a pipe or a device.
-  init(fileBytes: Int?) {
-    chunkSize = min(1 << 20, max(4_096, (fileBytes ?? Int.max - 1) + 1))
-    buffer = [UInt8](repeating: 0, count: 2 * chunkSize)
-  }
-
-  /// Moves the unread tail to the front and reads another chunk after it.
-  mutating func fill(_ file: FileDescriptor, path: String) throws(RecordingError) {
-    if start > 0 {
-      let tail = end - start
-      if tail > 0 {
-        let from = start
-        buffer.withUnsafeMutableBufferPointer { p in _ = memmove(p.baseAddress!, p.baseAddress! + from, tail) }
-      }
-      start = 0
-      end = tail
-    }
-    if buffer.count - end < chunkSize { buffer.append(contentsOf: [UInt8](repeating: 0, count: chunkSize)) }
-    let space = buffer.count - end
-    let offset = end
-    let got: Int
-    do {
-      got = try buffer.withUnsafeMutableBufferPointer { all throws(Errno) in
-        let window = UnsafeMutableBufferPointer(rebasing: all[offset..<(offset + space)])
-        return try file.read(into: UnsafeMutableRawBufferPointer(window))
-      }
-    } catch {
-      throw .unreadable(path: path, reason: error.description)
-    }
-    if got == 0 { atEOF = true }
-    end += got
-  }
-
-  /// Takes the first line (the header) as comma-separated fields; nil when the file is empty.
-  mutating func takeLine() -> [String]? {
-    guard start < end else { return nil }
-    var i = start
-    while i < end && buffer[i] != 0x0A { i += 1 }
-    var bytes = Array(buffer[start..<i])
-    if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes.removeFirst(3) }  // UTF-8 byte-order mark
-    start = min(i + 1, end)
-    return String(decoding: bytes, as: UTF8.self).split(separator: ",", omittingEmptySubsequences: false).map(String.init)
   }
 }

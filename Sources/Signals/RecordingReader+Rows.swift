@@ -41,6 +41,7 @@ extension RecordingReader {
   ) -> RowFailure? {
     let distinct = sources.map { Set($0).count } ?? width
     let singleColumn = slots.count == 1 && width == 1 && slots[0] == 0
+    let lastUsed = slots.lastIndex { $0 != ignoredSlot } ?? 0
     var i = position
     defer { position = i }
     while i < end && state.count < limit {
@@ -67,6 +68,29 @@ extension RecordingReader {
         }
         if n > 0 {
           rows.append(contentsOf: UnsafeBufferPointer(start: lane, count: n))
+          if state.count == 0 { state.firstIndex = state.sampleIndex }
+          state.count += n
+          state.sampleIndex += n
+          state.lineNumber += n
+          continue
+        }
+      }
+      if !singleColumn && state.skipRemaining == 0 {
+        // The lane for rows of several columns (the sensor's own `ir,red,gap`): plain fields, no gap, appended at once.
+        let most = min(limit - state.count, laneCapacity)
+        var n = 0
+        while n < most && i < end {
+          let row = lane + n &* width
+          guard let next = parsePlainRow(base, i, end, slots: slots, lastUsed: lastUsed, decimals: decimals, into: row)
+          else { break }
+          if let sources {
+            for c in 0..<width where sources[c] != c { row[c] = row[sources[c]] }
+          }
+          n &+= 1
+          i = next
+        }
+        if n > 0 {
+          rows.append(contentsOf: UnsafeBufferPointer(start: lane, count: n * width))
           if state.count == 0 { state.firstIndex = state.sampleIndex }
           state.count += n
           state.sampleIndex += n

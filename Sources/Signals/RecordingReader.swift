@@ -30,7 +30,7 @@ public final class RecordingReader {
   private let slotOfField: [Int8]
   private let decimals: Int
   private let rowScratch: UnsafeMutablePointer<Int64>
-  /// Plain single-column values gathered before they join a block's rows, `laneCapacity` at a time.
+  /// Plain rows' values gathered before they join a block's rows, `laneCapacity` rows at a time.
   private let lane: UnsafeMutablePointer<Int32>
   static let laneCapacity = 4_096
   /// For each channel, the first channel reading the same column; nil when no column is asked for twice.
@@ -81,7 +81,7 @@ public final class RecordingReader {
       self.slotOfField = slots
       self.decimals = Self.decimalDigits(of: self.scale)
       self.rowScratch = .allocate(capacity: max(1, wanted.count))
-      self.lane = .allocate(capacity: Self.laneCapacity)
+      self.lane = .allocate(capacity: Self.laneCapacity * max(1, wanted.count))
       let sources = wanted.map { column in wanted.firstIndex(of: column)! }
       self.duplicateSources = sources == Array(wanted.indices) ? nil : sources
     } catch let error as RecordingError {
