@@ -53,17 +53,7 @@ struct RecordingReaderRowsTests {
     ("ir,red,gap\n1,2,0\n3,4,x\n", nil, "x.csv:3: 'x' in column 'gap'"),
   ] as [(String, [String]?, String)])
   func badRow(text: String, channels: [String]?, expected: String) throws {
-    let dir = try TemporaryDirectory()
-    defer { dir.remove() }
-    let path = try dir.write("x.csv", text)
-    do {
-      let reader = try RecordingReader(path: path, channels: channels, readSidecar: false)
-      _ = try reader.readAll()
-      Issue.record("no error for \(text)")
-    } catch {
-      #expect(error.description.contains(expected), "\(error.description)")
-      #expect(error.sysexitCode == 65)
-    }
+    try expectBadData(text, channels: channels, saying: expected)
   }
 
   @Test("Columns not asked for are skipped unread, and fields past the header are ignored, as before")

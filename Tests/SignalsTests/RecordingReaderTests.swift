@@ -87,17 +87,7 @@ struct RecordingReaderTests {
     ("ppg\n1\n99999999999\n", "too large"),
   ])
   func badInput(text: String, expected: String) throws {
-    let dir = try TemporaryDirectory()
-    defer { dir.remove() }
-    let path = try dir.write("x.csv", text)
-    do {
-      let reader = try RecordingReader(path: path)
-      _ = try reader.readAll()
-      Issue.record("no error for \(text)")
-    } catch {
-      #expect(error.description.contains(expected), "\(error.description)")
-      #expect(error.sysexitCode == 65)
-    }
+    try expectBadData(text, channels: nil, saying: expected)
   }
 
   @Test("A missing file is 'no input' (66) and names the path")
@@ -204,5 +194,20 @@ struct RecordingReaderTests {
       let firstDifference = read.indices.first { $0 < expected.count && read[$0] != expected[$0] }
       #expect(firstDifference == nil, "block size \(blockSize): line \((firstDifference ?? 0) + 2) reads differently")
     }
+  }
+}
+
+/// Reading `text` as a recording (asking for `channels`) fails as bad data (65) with a message containing `expected`.
+func expectBadData(_ text: String, channels: [String]?, saying expected: String) throws {
+  let dir = try TemporaryDirectory()
+  defer { dir.remove() }
+  let path = try dir.write("x.csv", text)
+  do {
+    let reader = try RecordingReader(path: path, channels: channels, readSidecar: false)
+    _ = try reader.readAll()
+    Issue.record("no error for \(text)")
+  } catch {
+    #expect(error.description.contains(expected), "\(error.description)")
+    #expect(error.sysexitCode == 65)
   }
 }
