@@ -59,11 +59,19 @@ public struct PulseAnalyzer: Sendable {
     var detectorConfiguration = configuration.detector
     detectorConfiguration.sampleRateHz = rateHz
     detectorConfiguration.polarity = polarity
-    detection = try PulseDetection(configuration: detectorConfiguration)
-    self.rateHz = rateHz
-    chain = BeatChain(
+    let detection = try PulseDetection(configuration: detectorConfiguration)
+    let chain = BeatChain(
       rateHz: rateHz, reportDelaySamples: detection.detector.maximumReportDelaySamples,
       cleaner: configuration.cleaner, windows: configuration.windows, baseline: baseline)
+    self.init(rateHz: rateHz, detection: detection, chain: chain)
+  }
+
+  /// The analyzer moved in whole from its built parts: assigned field by field after the throwing call, Embedded
+  /// Swift copied the whole analyzer once, which cost flash on a microcontroller.
+  private init(rateHz: Double, detection: consuming PulseDetection, chain: consuming BeatChain) {
+    self.rateHz = rateHz
+    self.detection = detection
+    self.chain = chain
   }
 
   // MARK: - Public

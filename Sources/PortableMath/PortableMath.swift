@@ -12,6 +12,7 @@
 /// lies within ~2^-100 of the midpoint between two Doubles; glibc's results (correctly rounded in all but rare
 /// cases) agree on every input the test suite compares (docs/embedded.md gives the counts). Speed is not the aim:
 /// a call costs a few hundred floating-point operations, and the core calls these at set-up and once per window.
+/// Each public function is `@inline(never)`: an inlined copy costs up to a kilobyte of flash at every call site.
 ///
 /// Domain notes: subnormal results of `exp`/`exp2`/`pow` are rounded twice (never needed here); `sin`, `cos` and
 /// `tan` reduce by π/2 with 159 bits, accurate for |x| < 2^30 (the core's arguments are below π).
@@ -19,6 +20,7 @@ public enum PortableMath {
   // MARK: - Exponentials
 
   /// e^x.
+  @inline(never)
   public static func exp(_ x: Double) -> Double {
     if x.isNaN { return x }
     if x > 709.782_712_893_384 { return .infinity }
@@ -28,6 +30,7 @@ public enum PortableMath {
   }
 
   /// 2^x.
+  @inline(never)
   public static func exp2(_ x: Double) -> Double {
     if x.isNaN { return x }
     if x >= 1024 { return .infinity }
@@ -38,6 +41,7 @@ public enum PortableMath {
 
   /// x^y with C99's special cases (pow(x, ±0) = 1, pow(1, y) = 1, pow(−x, integer y) by parity, NaN for a
   /// negative base with a non-integer exponent).
+  @inline(never)
   public static func pow(_ x: Double, _ y: Double) -> Double {
     if y == 0 || x == 1 { return 1 }
     if x.isNaN || y.isNaN { return .nan }
@@ -70,6 +74,7 @@ public enum PortableMath {
   // MARK: - Trigonometric
 
   /// sin x (x in radians).
+  @inline(never)
   public static func sin(_ x: Double) -> Double {
     if x == 0 || x.isNaN { return x }
     if x.isInfinite { return .nan }
@@ -83,6 +88,7 @@ public enum PortableMath {
   }
 
   /// cos x (x in radians).
+  @inline(never)
   public static func cos(_ x: Double) -> Double {
     if x.isNaN { return x }
     if x.isInfinite { return .nan }
@@ -97,6 +103,7 @@ public enum PortableMath {
   }
 
   /// tan x (x in radians).
+  @inline(never)
   public static func tan(_ x: Double) -> Double {
     if x == 0 || x.isNaN { return x }
     if x.isInfinite { return .nan }
@@ -107,6 +114,7 @@ public enum PortableMath {
   }
 
   /// atan x, in (−π/2, π/2).
+  @inline(never)
   public static func atan(_ x: Double) -> Double {
     if x == 0 || x.isNaN { return x }
     let a = abs(x)

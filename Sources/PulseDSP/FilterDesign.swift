@@ -64,10 +64,11 @@ struct ButterworthLowPassDesign: Sendable, Equatable {
       var re = 0.0, im = 0.0, rre = 0.0, rim = 0.0
       for (k, ck) in c.enumerated() {
         let phase = -w * Double(k)
-        re += ck * PortableMath.cos(phase)
-        im += ck * PortableMath.sin(phase)
-        rre += Double(k) * ck * PortableMath.cos(phase)
-        rim += Double(k) * ck * PortableMath.sin(phase)
+        let cosine = PortableMath.cos(phase), sine = PortableMath.sin(phase)
+        re += ck * cosine
+        im += ck * sine
+        rre += Double(k) * ck * cosine
+        rim += Double(k) * ck * sine
       }
       let denominator = re * re + im * im
       return denominator == 0 ? 0 : (rre * re + rim * im) / denominator
