@@ -25,21 +25,20 @@ struct SortedRecentValues: Sendable {
     let full = count == capacity
     let n = count
     sorted.withUnsafeMutableBufferPointer { s in
-      var end = n
-      if full {
-        // Drop one copy of the oldest value (equal copies are interchangeable): the later ones move down one.
-        var k = Self.firstIndex(notBelow: oldest, in: s, count: end)
-        end -= 1
-        while k < end {
+      // Full: the slot of one copy of the oldest value (equal copies are interchangeable) is reused, and only the
+      // values between it and the new value's place move, one step towards it. Otherwise the new value goes in
+      // after the values not above it.
+      var k = full ? Self.firstIndex(notBelow: oldest, in: s, count: n) : n
+      if full && value > oldest {
+        while k + 1 < n && s[k + 1] < value {
           s[k] = s[k + 1]
           k += 1
         }
-      }
-      // Insert after the values not above it: the larger ones move up one.
-      var k = end
-      while k > 0 && s[k - 1] > value {
-        s[k] = s[k - 1]
-        k -= 1
+      } else {
+        while k > 0 && s[k - 1] > value {
+          s[k] = s[k - 1]
+          k -= 1
+        }
       }
       s[k] = value
     }
