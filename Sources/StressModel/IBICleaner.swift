@@ -81,7 +81,7 @@ public struct IBICleaner: Sendable {
   private var outsizedIntervalsLeft = 0
   /// The interval the next beat closes follows the beat at which the detector found the rhythm irregular.
   private var nextIsOffRhythm = false
-  private var sizes: RecentValues
+  private var sizes: SortedRecentValues
   /// The verdict the oldest waiting interval already has (the second of a pair), if any.
   private var pairedVerdict: InterBeatInterval.Verdict?
   /// This segment's last clean intervals and last judged plausible intervals, ms.
@@ -91,8 +91,8 @@ public struct IBICleaner: Sendable {
   private var lastWasClean = false
   /// |a − 1| of recent clean intervals, and |Δ| / m between consecutive clean ones (kept across segments: they
   /// describe the wearer, not the stretch).
-  private var deviations: RecentValues
-  private var jumps: RecentValues
+  private var deviations: SortedRecentValues
+  private var jumps: SortedRecentValues
   /// d and D as last computed, and verdicts since.
   private var deviationThreshold = 0.18
   private var jumpThreshold = 0.25
@@ -106,9 +106,9 @@ public struct IBICleaner: Sendable {
     waiting.reserveCapacity(Self.lookAhead + 2)
     clean = RecentValues(capacity: Self.leftReference)
     judgedPlausible = RecentValues(capacity: Self.leftFallback)
-    deviations = RecentValues(capacity: Self.spreadHistory)
-    jumps = RecentValues(capacity: Self.spreadHistory)
-    sizes = RecentValues(capacity: Self.sizeHistory)
+    deviations = SortedRecentValues(capacity: Self.spreadHistory)
+    jumps = SortedRecentValues(capacity: Self.spreadHistory)
+    sizes = SortedRecentValues(capacity: Self.sizeHistory)
     scratch = [Double](repeating: 0, count: Self.spreadHistory)
   }
 
@@ -199,14 +199,9 @@ public struct IBICleaner: Sendable {
   private mutating func judgeSize(_ size: Double) -> (ratio: Double?, outsized: Bool) {
     var ratio: Double?
     var outsized = false
-    if sizes.count == Self.sizeHistory {
-      let n = sizes.copyNewest(Self.sizeHistory, to: &scratch, at: 0)
-      var largest = scratch[0]
-      for k in 1..<n where scratch[k] > largest { largest = scratch[k] }
-      if let median = Statistics.medianInPlace(&scratch, count: n), median > 0 {
-        ratio = size / median
-        outsized = size > Self.outsizedRatio * median && size > Self.outsizedOverLargest * largest
-      }
+    if sizes.count == Self.sizeHistory, let median = sizes.median, let largest = sizes.largest, median > 0 {
+      ratio = size / median
+      outsized = size > Self.outsizedRatio * median && size > Self.outsizedOverLargest * largest
     }
     if !outsized { sizes.push(size) }
     return (ratio, outsized)
@@ -259,9 +254,8 @@ public struct IBICleaner: Sendable {
     guard let m = reference(), m > 0 else { return isPlausible(x) ? .unverified : .implausible }
     let a = x / m
     let b: Double? = waiting.count > 1 ? milliseconds(1) / m : nil
-    // The thresholds follow the last 60 clean intervals; recomputing their medians every eighth verdict is as
-    // good and keeps the cleaner's cost per beat small (two sorts of 60 values per beat cost as much as the
-    // detector's work between two beats).
+    // The thresholds follow the last 60 clean intervals, whose spreads are kept sorted; they are recomputed every
+    // eighth verdict, which is as good as every verdict.
     if thresholdAge == 0 {
       deviationThreshold = threshold(
         deviations, multiplier: configuration.spreadMultiplier, range: configuration.deviationRange)
@@ -382,13 +376,12 @@ public struct IBICleaner: Sendable {
 
   /// d or D: `multiplier` × the robust spread of `values` (a resting heart's until there are enough), kept in
   /// `range`.
-  private mutating func threshold(
-    _ values: RecentValues, multiplier: Double, range: ClosedRange<Double>
+  private func threshold(
+    _ values: SortedRecentValues, multiplier: Double, range: ClosedRange<Double>
   ) -> Double {
     var spread = Self.defaultSpread
     if values.count >= Self.spreadMinimumCount {
-      let n = values.copyNewest(Self.spreadHistory, to: &scratch, at: 0)
-      spread = Self.madToStandardDeviation * (Statistics.medianInPlace(&scratch, count: n) ?? Self.defaultSpread)
+      spread = Self.madToStandardDeviation * (values.median ?? Self.defaultSpread)
     }
     return min(range.upperBound, max(range.lowerBound, multiplier * spread))
   }

@@ -1,5 +1,5 @@
 import Platform
-import StressModel
+@testable import StressModel
 import Testing
 
 @Suite("Descriptive statistics")
@@ -27,6 +27,27 @@ struct StatisticsTests {
       }
     }
     #expect(Statistics.median([]) == nil)
+  }
+
+  @Test("A sorted window's median and largest are those of its last values, to the bit, whatever the ties")
+  func sortedWindow() {
+    var random = SplitMix64(seed: 11)
+    for capacity in [1, 2, 8, 60] {
+      for spread in [3, 1_000] {
+        var window = SortedRecentValues(capacity: capacity)
+        var pushed: [Double] = []
+        #expect(window.median == nil && window.largest == nil)
+        for _ in 0..<400 {
+          let value = Double(Int.random(in: 0..<spread, using: &random)) / 7
+          window.push(value)
+          pushed.append(value)
+          var last = Array(pushed.suffix(capacity))
+          #expect(window.count == last.count)
+          #expect(window.largest == last.max())
+          #expect(window.median == Statistics.medianInPlace(&last, count: last.count), "\(pushed.suffix(capacity))")
+        }
+      }
+    }
   }
 
   @Test("Tukey fences keep the bulk and drop far points")
