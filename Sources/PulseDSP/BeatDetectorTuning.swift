@@ -136,8 +136,7 @@ enum BeatDetectorTuning {
   static let templateLateCorrelation = 0.6
   /// The detector acts on the match of a beat on the rhythm when (count & mask) == 0: every fourth, once the template
   /// is ready (a pulse's shape changes over tens of beats; candidates off the rhythm, where false beats are, all
-  /// count). Every beat's match is still measured and reported, for the IBI cleaner (about 3 instructions per sample
-  /// at 100 Hz).
+  /// count). Every beat's match is still measured and reported, for the IBI cleaner.
   static let templateOnTimeMask = 3
 
   /// No beat, not even a premature one (20-35 % early), comes sooner than this share of an expected interval after

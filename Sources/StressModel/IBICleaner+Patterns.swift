@@ -10,8 +10,8 @@ extension IBICleaner {
 
   /// What an interval's beats were: a beat bounding it is outsized, or the beat after its end is a movement's largest
   /// swing (`movementOnsetRatio`); its end beat is weak; it follows the beat at which the rhythm was found irregular;
-  /// its start or end beat is misshapen. (One byte: as seven stored fields, Embedded Swift moved the waiting intervals
-  /// about at 35 more instructions per sample on a Cortex-M4.)
+  /// its start or end beat is misshapen. (One byte rather than seven stored fields, so the waiting intervals stay small
+  /// to move.)
   struct Marks: OptionSet {
     let rawValue: UInt8
     static let outsized = Marks(rawValue: 1)
