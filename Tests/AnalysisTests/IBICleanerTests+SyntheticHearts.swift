@@ -135,8 +135,8 @@ extension IBICleanerTests {
     #expect(intervals.min()! < 240)
     let judged = Self.clean(Self.beats(intervals))
     #expect(!judged.contains { $0.verdict == .implausible })
-    // Below 250 ms nearly all are clean; the reference's 300 ms floor
-    // for intervals not yet judged leaves a deep trough's own few to the older ones, and one pair there is not.
+    // Below 250 ms nearly all are clean; the reference's 300 ms floor for intervals not yet judged leaves a deep
+    // trough's own few to the older ones, and one pair there is not.
     let shortest = judged.filter { $0.milliseconds < 250 }
     let kept = shortest.filter(\.isClean).count
     #expect(shortest.count >= 20 && Double(kept) >= 0.9 * Double(shortest.count), "\(kept) of \(shortest.count) kept")
