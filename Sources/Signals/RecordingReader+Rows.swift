@@ -42,9 +42,6 @@ extension RecordingReader {
     let distinct = sources.map { Set($0).count } ?? width
     let singleColumn = slots.count == 1 && width == 1 && slots[0] == 0
     let lastUsed = slots.lastIndex { $0 != ignoredSlot } ?? 0
-    // Only the first of several columns asked for, as raw counts (the sensor's `ir,red` read for its IR light): a
-    // row is its first field's digits, a comma and the rest skipped to the newline, read without the field loop.
-    let firstColumnCounts = slots.count > 1 && lastUsed == 0 && slots[0] == 0 && width == 1 && decimals == 0
     var i = position
     defer { position = i }
     while i < end && state.count < limit {
@@ -83,17 +80,6 @@ extension RecordingReader {
         let most = min(limit - state.count, laneCapacity)
         var n = 0
         while n < most && i < end {
-          if firstColumnCounts {
-            // What `parsePlainRow` does for such a row; anything else is left to it.
-            while n < most, end &- i >= 8, let (count, digits) = shortCount(base, i), base[i &+ count] == 0x2C {
-              let newline = lineEnd(base, i &+ count &+ 1, end)
-              guard newline < end else { break }
-              lane[n] = Int32(truncatingIfNeeded: digits)
-              n &+= 1
-              i = newline &+ 1
-            }
-            if n == most || i == end { break }
-          }
           let row = lane + n &* width
           guard let next = parsePlainRow(base, i, end, slots: slots, lastUsed: lastUsed, decimals: decimals, into: row)
           else { break }
