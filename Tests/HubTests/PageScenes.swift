@@ -1,6 +1,6 @@
 import DayReport
 import Foundation
-import Hub
+@testable import Hub
 import StressModel
 import SyncTestSupport
 import SyncWire
@@ -86,13 +86,12 @@ enum PageScenes {
     return (hub, reader)
   }
 
-  /// A week of one device: a session of a few hours most days, the levels of each day's own shape.
-  static func week(device: String, storage: any HubStorage, now: Double) async throws -> LocalDay {
-    let today = LocalDay.containing(epochSeconds: now)
-    let days = (0..<7).map { LocalDay.containing(epochSeconds: today.start + 43_200 - Double($0) * 86_400) }
+  /// A week of one device: the last whole calendar week (Monday to Sunday, all of it past whatever day today is), a
+  /// session of a few hours on six of its days, the levels of each day's own shape. Returns that week's days.
+  static func week(device: String, storage: any HubStorage, now: Double) async throws -> [LocalDay] {
+    let days = WeekView.days(containing: LocalDay.containing(epochSeconds: now - 7 * 86_400))
     for (index, day) in days.enumerated() where index != 2 {
-      let end = min(now - 60, day.instant(hour: 9 + index % 5 + 6))
-      guard end > day.start else { continue }
+      let end = day.instant(hour: 9 + index % 5 + 6)
       let hours = index == 0 ? 5.0 : 4 + Double(index % 3) * 2
       let rows = try session(
         device: device, now: end, hours: min(hours, (end - day.start) / 3600 - 0.5), step: 60, endAge: 0,
@@ -103,6 +102,6 @@ enum PageScenes {
           outboxPending: 0)
       }
     }
-    return today
+    return days
   }
 }

@@ -190,7 +190,8 @@ struct PagesBrowserTests {
     defer { Task { await hub.stop() } }
     let now = Date().timeIntervalSince1970
     let device = "desk-week"
-    let today = try await PageScenes.week(device: device, storage: hub.storage, now: now)
+    let days = try await PageScenes.week(device: device, storage: hub.storage, now: now)
+    let monday = days[0]
     // The kiosk's trend of the high device, alone on a page
     let buckets = KioskView.buckets(now: now, options: HubOptions())
     let high = PageScenes.names[.high]!
@@ -201,12 +202,11 @@ struct PagesBrowserTests {
         + "<div style=\"padding:12px\">\(chart)</div></body></html>")
     let trend = try await Self.shot("file://\(html)", (700, 330), "hub-trend.png", in: directory)
     let week = try await Self.shot(
-      "\(hub.baseURL)/devices/\(device)/weeks/\(today)?key=\(reader)", (1180, 560), "hub-week.png", in: directory)
+      "\(hub.baseURL)/devices/\(device)/weeks/\(monday)?key=\(reader)", (1180, 560), "hub-week.png", in: directory)
     _ = try await Self.shot(
-      "\(hub.baseURL)/devices/\(device)/weeks/\(today)?key=\(reader)", Self.phone, "hub-week-phone.png", in: directory)
-    let day = LocalDay.containing(epochSeconds: now - 86_400)
+      "\(hub.baseURL)/devices/\(device)/weeks/\(monday)?key=\(reader)", Self.phone, "hub-week-phone.png", in: directory)
     _ = try await Self.shot(
-      "\(hub.baseURL)/devices/\(device)/days/\(day)?key=\(reader)", (1140, 700), "hub-day.png", in: directory)
+      "\(hub.baseURL)/devices/\(device)/days/\(days[1])?key=\(reader)", (1140, 700), "hub-day.png", in: directory)
     guard let trend, let week else { return }
     #expect(points.count > 60)
     for category in StressCategory.allCases {
@@ -218,7 +218,7 @@ struct PagesBrowserTests {
     #expect(Set(points.compactMap(\.category)) == [.moderate, .high])
     // The week shows the categories its quarter-hours had, each in its band's fill
     let weekPoints = try await hub.storage.trends(
-      deviceIds: [device], buckets: WeekView.buckets(WeekView.days(containing: today)))[device] ?? []
+      deviceIds: [device], buckets: WeekView.buckets(days))[device] ?? []
     for category in Set(weekPoints.compactMap(\.category)) {
       let fill = category.pattern == .solid ? ReportStyle.bandInk(category) : ReportStyle.bandPaper(category)
       #expect(Self.count(week, fill, tolerance: 9) > 100, "\(category) in the week")
