@@ -94,7 +94,7 @@ enum PageScenes {
       let end = day.instant(hour: 9 + index % 5 + 6)
       let hours = index == 0 ? 5.0 : 4 + Double(index % 3) * 2
       let rows = try session(
-        device: device, now: end, hours: min(hours, (end - day.start) / 3600 - 0.5), step: 60, endAge: 0,
+        device: device, now: end, hours: hours, step: 60, endAge: 0,
         salt: UInt64(index), profile: Self.day(calm: 15 + Double(index) * 4, peak: 60 + Double(index) * 5, peakHours: 1.5))
       for chunk in stride(from: 0, to: rows.count, by: 500) {
         _ = try await storage.upsert(
